@@ -1,0 +1,66 @@
+package models
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// actLayer applies σ elementwise; aux keeps σ'(z) for the backward pass.
+type actLayer struct {
+	dim int
+	act Activation
+}
+
+func (l *actLayer) dims() (int, int) { return l.dim, l.dim }
+func (l *actLayer) numParams() int   { return 0 }
+func (l *actLayer) auxSize() int     { return l.dim }
+func (l *actLayer) scratchSize() int { return 0 }
+
+func (l *actLayer) forward(_, in, out, aux, _ []float64, n int) {
+	m := n * l.dim
+	l.act.apply(out[:m], aux[:m], in[:m])
+}
+
+func (l *actLayer) backward(_, _, gOut, gIn, _, aux, _ []float64, n int) {
+	if gIn == nil {
+		return
+	}
+	for i, d := range aux[:n*l.dim] {
+		gIn[i] = gOut[i] * d
+	}
+}
+
+func (l *actLayer) degree(d multiDegree, _ int) multiDegree {
+	k, ok := l.act.Degree()
+	if ok {
+		return d.times(k)
+	}
+	if d.homogeneous() && d.isZero() {
+		return d // σ of the raw input does not depend on θ.
+	}
+	if !d.homogeneous() {
+		return d
+	}
+	return multiDegree{reason: fmt.Sprintf("activation %s is not homogeneous", l.act)}
+}
+
+func (l *actLayer) initParams(*rand.Rand, []float64) {}
+
+func (l *actLayer) pattern(in, _ []float64, n int, dst []byte) []byte {
+	if !l.act.kinked() {
+		return dst
+	}
+	var b byte
+	for i, v := range in[:n*l.dim] {
+		if v > 0 {
+			b |= 1 << (i % 8)
+		}
+		if i%8 == 7 {
+			dst = append(dst, b)
+			b = 0
+		}
+	}
+	return append(dst, b)
+}
+
+func (l *actLayer) String() string { return l.act.String() }

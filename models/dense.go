@@ -1,0 +1,84 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
+)
+
+// dense is z = W·a (+ b) with W out×in stored row-major, then b.
+type dense struct {
+	in, out int
+	bias    bool
+}
+
+func (l *dense) dims() (int, int) { return l.in, l.out }
+
+func (l *dense) numParams() int {
+	if l.bias {
+		return l.in*l.out + l.out
+	}
+	return l.in * l.out
+}
+
+func (l *dense) auxSize() int     { return 0 }
+func (l *dense) scratchSize() int { return 0 }
+
+func (l *dense) forward(p, in, out, _, _ []float64, n int) {
+	w := p[:l.in*l.out]
+	linalg.MulABt(n, l.out, l.in, in, l.in, w, l.in, out, l.out, false)
+	if l.bias {
+		b := p[l.in*l.out:]
+		for i := 0; i < n; i++ {
+			row := out[i*l.out : (i+1)*l.out]
+			for j := range row {
+				row[j] += b[j]
+			}
+		}
+	}
+}
+
+func (l *dense) backward(p, in, gOut, gIn, gp, _, _ []float64, n int) {
+	w := p[:l.in*l.out]
+	// ∂/∂W = gOutᵀ·in (out×in); ∂/∂in = gOut·W (n×in).
+	linalg.MulAtB(l.out, l.in, n, gOut, l.out, in, l.in, gp[:l.in*l.out], l.in, false)
+	if l.bias {
+		gb := gp[l.in*l.out:]
+		clear(gb)
+		for i := 0; i < n; i++ {
+			row := gOut[i*l.out : (i+1)*l.out]
+			for j, v := range row {
+				gb[j] += v
+			}
+		}
+	}
+	if gIn != nil {
+		linalg.MulAB(n, l.in, l.out, gOut, l.out, w, l.in, gIn, l.in, false)
+	}
+}
+
+func (l *dense) degree(d multiDegree, block int) multiDegree {
+	return affineDegree(d, block, l.bias)
+}
+
+// initParams draws W ~ N(0, 1/in) and b ~ N(0, 1).
+func (l *dense) initParams(r *rand.Rand, p []float64) {
+	s := 1 / math.Sqrt(float64(l.in))
+	for i := range p[:l.in*l.out] {
+		p[i] = s * r.NormFloat64()
+	}
+	for i := l.in * l.out; i < len(p); i++ {
+		p[i] = r.NormFloat64()
+	}
+}
+
+func (l *dense) pattern(_, _ []float64, _ int, dst []byte) []byte { return dst }
+
+func (l *dense) String() string {
+	if l.bias {
+		return fmt.Sprintf("dense(%d→%d, bias)", l.in, l.out)
+	}
+	return fmt.Sprintf("dense(%d→%d)", l.in, l.out)
+}

@@ -1,0 +1,242 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
+)
+
+// Objective is Σ_n w_n ℓ(Φ(θ; x_n); y_n) + R(θ) over a dataset, evaluated in
+// log domain. It owns its buffers: Evaluate does not allocate.
+type Objective struct {
+	Model models.Model
+	Loss  losses.Loss
+	Data  *dataset.Dataset
+	Reg   Regularizer // nil: none
+
+	logW []float64 // log w_n; nil means w_n = 1
+
+	ws       models.Workspace
+	ev       Eval
+	gOut     []float64
+	cachedθ  []float64
+	cacheOK  bool
+	cacheGrd bool
+}
+
+// Eval is the objective at one θ. Its slices are owned by the Objective and
+// valid until the next Evaluate.
+type Eval struct {
+	// LogLoss is log 𝓛, 𝓛 = Σ_n w_n ℓ_n (the data term).
+	LogLoss float64
+	// LogObjective is log(𝓛 + R(θ)); it equals LogLoss without a regularizer.
+	LogObjective float64
+	// Dir is the gradient direction: ∇(𝓛 + R) = e^{LogObjective}·Dir.
+	// Filled only when the gradient was asked for.
+	Dir []float64
+	// LogGradNorm is log ‖∇(𝓛 + R)‖.
+	LogGradNorm float64
+	// Scores is the n×Out model output.
+	Scores []float64
+	// LogSample holds log ℓ_n (unweighted).
+	LogSample []float64
+	// Margins holds q_n: y_n·Φ_n (binary) or s_{n,y} − max_{j≠y} s_{n,j}
+	// (multi-class); nil for regression.
+	Margins []float64
+	// QMin is min_n q_n (NaN for regression).
+	QMin float64
+}
+
+// ErrNonFinite reports a NaN or infinite value met during evaluation.
+var ErrNonFinite = errors.New("train: non-finite value")
+
+// NewObjective checks that the model, loss and data fit together and
+// returns the objective with all weights 1 and no regularizer.
+func NewObjective(m models.Model, l losses.Loss, d *dataset.Dataset) (*Objective, error) {
+	if m == nil || l == nil {
+		return nil, errors.New("train: objective needs a model and a loss")
+	}
+	if m.In() != d.D {
+		return nil, fmt.Errorf("train: model %s takes %d inputs, data have %d features", m, m.In(), d.D)
+	}
+	switch l.Kind() {
+	case losses.Binary:
+		if m.Out() != 1 {
+			return nil, fmt.Errorf("train: loss %s needs one output, model %s has %d", l.Name(), m, m.Out())
+		}
+		if err := d.ValidateBinary(); err != nil {
+			return nil, err
+		}
+	case losses.MultiClass:
+		if m.Out() < 2 {
+			return nil, fmt.Errorf("train: loss %s needs ≥ 2 outputs (model spec …/K), model %s has %d", l.Name(), m, m.Out())
+		}
+		if err := d.ValidateClasses(m.Out()); err != nil {
+			return nil, err
+		}
+	case losses.Regression:
+		if m.Out() != 1 {
+			return nil, fmt.Errorf("train: loss %s needs one output, model %s has %d", l.Name(), m, m.Out())
+		}
+		if err := d.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	o := &Objective{Model: m, Loss: l, Data: d}
+	n, k := d.N, m.Out()
+	o.ws = m.NewWorkspace(n)
+	o.gOut = make([]float64, n*k)
+	o.ev.Dir = make([]float64, m.NumParams())
+	o.ev.LogSample = make([]float64, n)
+	if l.Kind() != losses.Regression {
+		o.ev.Margins = make([]float64, n)
+	}
+	o.cachedθ = make([]float64, m.NumParams())
+	return o, nil
+}
+
+// SetWeights sets the sample weights w_n ≥ 0 (nil: all 1). The slice is
+// copied into log form; a weight of 0 drops the sample.
+func (o *Objective) SetWeights(w []float64) error {
+	if w == nil {
+		o.logW = nil
+		o.cacheOK = false
+		return nil
+	}
+	if len(w) != o.Data.N {
+		return fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
+	}
+	if o.logW == nil {
+		o.logW = make([]float64, len(w))
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
+		}
+		o.logW[i] = math.Log(v)
+	}
+	o.cacheOK = false
+	return nil
+}
+
+// LogWeight returns log w_n.
+func (o *Objective) LogWeight(n int) float64 {
+	if o.logW == nil {
+		return 0
+	}
+	return o.logW[n]
+}
+
+// Evaluate computes the objective at θ and, when grad is true, its gradient.
+// The result is owned by o. Re-evaluating at a bitwise-equal θ returns the
+// cached result.
+func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
+	if o.cacheOK && (o.cacheGrd || !grad) && floats.Same(theta, o.cachedθ) {
+		return &o.ev, nil
+	}
+	o.cacheOK = false
+	ev := &o.ev
+	d, k := o.Data, o.Model.Out()
+	ev.Scores = o.Model.Forward(o.ws, theta, d.X, d.N)
+	// log 𝓛 = LSE_n(log w_n + log ℓ_n), with the running maximum folded in
+	// so that one pass over the samples suffices.
+	m, s := math.Inf(-1), 0.0
+	qmin := math.Inf(1)
+	for n := 0; n < d.N; n++ {
+		sc := ev.Scores[n*k : (n+1)*k]
+		ll := o.Loss.LogLoss(sc, d.Y[n])
+		if math.IsNaN(ll) || math.IsInf(ll, 1) {
+			return nil, fmt.Errorf("%w: log-loss of sample %d is %v (scores %v)", ErrNonFinite, n+1, ll, sc)
+		}
+		ev.LogSample[n] = ll
+		if ev.Margins != nil {
+			q := margin(sc, d.Y[n], o.Loss.Kind())
+			ev.Margins[n] = q
+			qmin = min(qmin, q)
+		}
+		v := ll + o.LogWeight(n)
+		switch {
+		case v == math.Inf(-1):
+		case v > m:
+			s = s*math.Exp(m-v) + 1
+			m = v
+		default:
+			s += math.Exp(v - m)
+		}
+	}
+	ev.LogLoss = m + math.Log(s)
+	if s == 0 {
+		ev.LogLoss = math.Inf(-1)
+	}
+	ev.QMin = qmin
+	if ev.Margins == nil {
+		ev.QMin = math.NaN()
+	}
+	ev.LogObjective = ev.LogLoss
+	var r float64
+	if o.Reg != nil {
+		r = o.Reg.Value(theta)
+		if r > 0 {
+			ev.LogObjective = numerics.LogAddExp(ev.LogLoss, math.Log(r))
+		}
+	}
+	if grad {
+		if err := o.gradient(theta, ev, r); err != nil {
+			return nil, err
+		}
+	}
+	copy(o.cachedθ, theta)
+	o.cacheOK, o.cacheGrd = true, grad
+	return ev, nil
+}
+
+func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
+	d, k := o.Data, o.Model.Out()
+	if ev.LogObjective == math.Inf(-1) {
+		clear(ev.Dir)
+		ev.LogGradNorm = math.Inf(-1)
+		return nil
+	}
+	for n := 0; n < d.N; n++ {
+		g := o.gOut[n*k : (n+1)*k]
+		lw := o.LogWeight(n)
+		if lw == math.Inf(-1) {
+			clear(g)
+			continue
+		}
+		// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
+		o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
+	}
+	o.Model.Backward(o.ws, theta, o.gOut, ev.Dir)
+	if o.Reg != nil && r > 0 {
+		o.Reg.AddGrad(ev.Dir, math.Exp(-ev.LogObjective), theta)
+	}
+	norm := floats.Norm(ev.Dir, 2)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return fmt.Errorf("%w: gradient direction has norm %v", ErrNonFinite, norm)
+	}
+	ev.LogGradNorm = ev.LogObjective + math.Log(norm)
+	return nil
+}
+
+// margin returns q = y·s (binary) or s_y − max_{j≠y} s_j (multi-class).
+func margin(s []float64, y float64, kind losses.Kind) float64 {
+	if kind == losses.Binary {
+		return y * s[0]
+	}
+	c := int(y)
+	best := math.Inf(-1)
+	for j, v := range s {
+		if j != c && v > best {
+			best = v
+		}
+	}
+	return s[c] - best
+}

@@ -1,0 +1,132 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/numerics"
+)
+
+// Record holds the metrics of one recorded step.
+type Record struct {
+	Step int
+	// LogT is log T, T = Σ_{τ<t} η_τ (−Inf at step 0).
+	LogT float64
+	// LogLoss is log 𝓛 (data term); LogObjective adds the regularizer.
+	LogLoss, LogObjective float64
+	LogGradNorm           float64
+	// Rho is ‖θ‖₂.
+	Rho float64
+	// QMin is min_n q_n.
+	QMin float64
+	// NormalizedMargin is γ̄ = q_min/ρ^L.
+	NormalizedMargin float64
+	// SmoothedMargin is γ̃ = g(log 1/𝓛)/ρ^L (LL Def. A.3; for cross-entropy
+	// the logistic g, LL App. F). NaN when the model is not homogeneous or
+	// the loss has no margin form.
+	SmoothedMargin float64
+	// Separated reports 𝓛 < ℓ(b_f) (LL (B4)), after which γ̃ is meaningful.
+	Separated bool
+}
+
+// Trajectory is what a run recorded.
+type Trajectory struct {
+	Model, Loss, Optimizer string
+	Degree                 float64 // L (NaN when not homogeneous)
+	Records                []Record
+	Theta                  []float64 // final θ
+	Steps                  int       // steps taken
+}
+
+// Final returns the last record.
+func (t *Trajectory) Final() Record { return t.Records[len(t.Records)-1] }
+
+// Config says how long to train and what to record.
+type Config struct {
+	Steps int
+	// Every records every Every-th step (and the first and last); 0 means 1.
+	Every int
+	// StopLogLoss ends the run once log 𝓛 ≤ StopLogLoss (0 means never).
+	StopLogLoss float64
+}
+
+// Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
+// It stops with an error naming the step if a non-finite value appears.
+func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajectory, error) {
+	if cfg.Steps < 0 {
+		return nil, fmt.Errorf("train: steps must be ≥ 0, got %d", cfg.Steps)
+	}
+	if len(theta) != obj.Model.NumParams() {
+		return nil, fmt.Errorf("train: θ has %d entries, model %s needs %d", len(theta), obj.Model, obj.Model.NumParams())
+	}
+	for i, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("train: θ[%d] is %v", i, v)
+		}
+	}
+	every := max(cfg.Every, 1)
+	deg := obj.Model.Degree()
+	L := math.NaN()
+	if deg.Homogeneous {
+		L = deg.Order
+	}
+	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt.Name(), Degree: L}
+	logT := math.Inf(-1)
+	for t := 0; ; t++ {
+		ev, err := obj.Evaluate(theta, t < cfg.Steps)
+		if err != nil {
+			return tr, fmt.Errorf("step %d: %w", t, err)
+		}
+		done := t == cfg.Steps || (cfg.StopLogLoss != 0 && ev.LogLoss <= cfg.StopLogLoss)
+		if t%every == 0 || done {
+			tr.Records = append(tr.Records, Measure(obj, theta, ev, t, logT))
+		}
+		if done {
+			tr.Steps = t
+			break
+		}
+		logEta, err := opt.Step(obj, theta, ev)
+		if err != nil {
+			return tr, fmt.Errorf("step %d: %w", t, err)
+		}
+		for i, v := range theta {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return tr, fmt.Errorf("step %d: %w: θ[%d] became %v (diverged)", t, ErrNonFinite, i, v)
+			}
+		}
+		logT = numerics.LogAddExp(logT, logEta)
+	}
+	tr.Theta = append([]float64(nil), theta...)
+	return tr, nil
+}
+
+// Measure computes the record of θ with evaluation ev.
+func Measure(obj *Objective, theta []float64, ev *Eval, step int, logT float64) Record {
+	rho := floats.Norm(theta, 2)
+	r := Record{
+		Step: step, LogT: logT,
+		LogLoss: ev.LogLoss, LogObjective: ev.LogObjective, LogGradNorm: ev.LogGradNorm,
+		Rho: rho, QMin: ev.QMin,
+		NormalizedMargin: math.NaN(), SmoothedMargin: math.NaN(),
+	}
+	deg := obj.Model.Degree()
+	m, ok := losses.MarginOf(obj.Loss)
+	if !ok {
+		return r
+	}
+	r.Separated = ev.LogLoss < losses.LogThreshold(m)
+	if deg.Homogeneous {
+		rhoL := math.Pow(rho, deg.Order)
+		r.NormalizedMargin = ev.QMin / rhoL
+		r.SmoothedMargin = SmoothedMargin(m, ev.LogLoss, rho, deg.Order)
+	}
+	return r
+}
+
+// SmoothedMargin returns γ̃ = g(log 1/𝓛)/ρ^L (LL Def. A.3) from log 𝓛.
+func SmoothedMargin(m losses.Margin, logLoss, rho, L float64) float64 {
+	return m.G(-logLoss) / math.Pow(rho, L)
+}
