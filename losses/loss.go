@@ -70,3 +70,10 @@ type Margin interface {
 // LogThreshold returns log ℓ(b_f) = −f(b_f), the log of the loss below which
 // the data are separated (LL (B4)): 𝓛 < ℓ(b_f) implies q_n > b_f ≥ 0 for all n.
 func LogThreshold(m Margin) float64 { return -m.F(m.BF()) }
+
+// Kinked is implemented by margin losses whose f is not C¹ everywhere; Kinks
+// lists the margins where it is not. Finite-difference checks must not let
+// a stencil cross one.
+type Kinked interface {
+	Kinks() []float64
+}

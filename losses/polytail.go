@@ -36,49 +36,114 @@ func (p PolyTail) Name() string {
 	return "poly(" + ftoa(p.Alpha) + "," + ftoa(p.Beta) + ")"
 }
 
-// leftShift is c = 1 − log(1 + e^{−β}), so that ℓ_left(q) = log(1+e^{−q}) + c.
-func (p PolyTail) leftShift() float64 { return 1 - numerics.Log1pExp(-p.Beta) }
+// leftExcess returns ℓ_left(q) − 1 = log(1 + e^{−q}) − log(1 + e^{−β}) ≥ 0
+// for q < β without the cancellation of the difference near q = β:
+//
+//	ℓ_left(q) − 1 = log((1 + e^{−q})/(1 + e^{−β})) = log1p(expm1(β − q)/(1 + e^β)).
+//
+// When expm1(β − q) or e^β overflows it uses the log of the quotient,
+// LogExpm1(β − q) − log(1 + e^β), whose softplus is the same value.
+func (p PolyTail) leftExcess(q float64) float64 {
+	r := p.Beta - q
+	if a := math.Expm1(r) / (1 + numerics.Exp(p.Beta)); a <= math.MaxFloat64 && (a >= 0x1p-1022 || r < 0x1p-1022) {
+		return math.Log1p(a)
+	}
+	return numerics.Log1pExp(numerics.LogExpm1(r) - numerics.Log1pExp(p.Beta))
+}
 
-// LogLoss returns log ℓ(q).
+// LogLoss returns log ℓ(q) = −f(q).
 func (p PolyTail) LogLoss(q float64) float64 { return -p.F(q) }
 
 // DLogLoss returns −f′(q).
 func (p PolyTail) DLogLoss(q float64) float64 { return -p.FPrime(q) }
 
-// F returns f(q) = −log ℓ(q).
+// F returns f(q) = −log ℓ(q): α·log1p(q − β) for q ≥ β and
+// −log1p(ℓ_left(q) − 1) for q < β, so that f(q) ≈ −q/(1 + e^β)·… keeps its
+// relative precision as q → β⁻ (f(−1e-300) = −5e-301 for ZD's α = 1, β = 0).
+//
+// Special cases are:
+//
+//	F(+Inf) = +Inf
+//	F(-Inf) = -Inf
+//	F(NaN) = NaN
 func (p PolyTail) F(q float64) float64 {
 	if q >= p.Beta {
 		return p.Alpha * math.Log1p(q-p.Beta)
 	}
-	return -math.Log(numerics.Log1pExp(-q) + p.leftShift())
+	if math.IsNaN(q) {
+		return q
+	}
+	return -math.Log1p(p.leftExcess(q))
 }
 
-// FPrime returns f′(q); at q = β it returns the right derivative α.
+// FPrime returns f′(q): α/(q − β + 1) for q ≥ β (at q = β the right
+// derivative α) and σ(−q)/ℓ_left(q) = 1/((1 + e^q)·ℓ_left(q)) for q < β.
+//
+// Special cases are:
+//
+//	FPrime(+Inf) = 0
+//	FPrime(-Inf) = 0
+//	FPrime(NaN) = NaN
 func (p PolyTail) FPrime(q float64) float64 {
 	if q >= p.Beta {
 		return p.Alpha / (q - p.Beta + 1)
 	}
-	// −ℓ′_left(q) = σ(−q) = 1/(1 + e^{q}).
-	return 1 / ((1 + math.Exp(q)) * (numerics.Log1pExp(-q) + p.leftShift()))
+	if math.IsNaN(q) {
+		return q
+	}
+	return 1 / ((1 + numerics.Exp(q)) * (1 + p.leftExcess(q)))
 }
 
-// G returns the inverse of f: e^{u/α} + β − 1 for u ≥ 0 = f(β), and the
-// inverse of the left branch, −log(e^{e^{−u} − c} − 1), for u < 0.
+// G returns the inverse of f. For u ≥ 0 = f(β) it is expm1(u/α) + β. For
+// u < 0 it solves ℓ_left(q) − 1 = w with w = e^{−u} − 1 = expm1(−u) (see
+// leftExcess):
+//
+//	g(u) = β − log1p(expm1(w)·(1 + e^β)),
+//
+// which keeps g(u) ≈ (1 + e^β)·u as u → 0⁻; when the product overflows it
+// uses β − softplus(LogExpm1(w) + log(1 + e^β)).
+//
+// Special cases are:
+//
+//	G(+Inf) = +Inf
+//	G(-Inf) = -Inf
+//	G(NaN) = NaN
 func (p PolyTail) G(u float64) float64 {
 	if u >= 0 {
-		return math.Exp(u/p.Alpha) + p.Beta - 1
+		return math.Expm1(u/p.Alpha) + p.Beta
 	}
-	return -numerics.LogExpm1(math.Exp(-u) - p.leftShift())
+	if math.IsNaN(u) {
+		return u
+	}
+	w := math.Expm1(-u)
+	if a := math.Expm1(w) * (1 + numerics.Exp(p.Beta)); a <= math.MaxFloat64 {
+		return p.Beta - math.Log1p(a)
+	}
+	return p.Beta - numerics.Log1pExp(numerics.LogExpm1(w)+numerics.Log1pExp(p.Beta))
 }
 
-// GPrime returns g′(u) = 1/f′(g(u)).
+// GPrime returns g′(u) = 1/f′(g(u)): e^{u/α}/α for u ≥ 0 and, since
+// ℓ_left(g(u)) = e^{−u}, e^{−u}·(1 + e^{g(u)}) for u < 0.
+//
+// Special cases are:
+//
+//	GPrime(+Inf) = +Inf
+//	GPrime(-Inf) = +Inf
+//	GPrime(NaN) = NaN
 func (p PolyTail) GPrime(u float64) float64 {
 	if u >= 0 {
-		return math.Exp(u/p.Alpha) / p.Alpha
+		if v := numerics.Exp(u/p.Alpha) / p.Alpha; v <= math.MaxFloat64 {
+			return v
+		}
+		return numerics.Exp(u/p.Alpha - math.Log(p.Alpha))
 	}
-	return 1 / p.FPrime(p.G(u))
+	return numerics.Exp(-u) * (1 + numerics.Exp(p.G(u)))
 }
 
 // BF returns max(β, 0): the loss has no admissible b_f ((B3.3) fails), and
 // this is the threshold its margin bookkeeping uses.
 func (p PolyTail) BF() float64 { return math.Max(p.Beta, 0) }
+
+// Kinks returns the margins where f is not C¹: β, where the logistic left
+// branch meets the polynomial tail.
+func (p PolyTail) Kinks() []float64 { return []float64{p.Beta} }

@@ -240,3 +240,26 @@ func margin(s []float64, y float64, kind losses.Kind) float64 {
 	}
 	return s[c] - best
 }
+
+// Pattern appends the kink pattern of the last Evaluate: the model's
+// (models.Kinked) and, for a margin loss with kinks (losses.Kinked), the side
+// of each kink every margin is on. It appends nothing when both are smooth.
+func (o *Objective) Pattern(dst []byte) []byte {
+	if k, ok := o.Model.(models.Kinked); ok {
+		dst = k.Pattern(o.ws, dst)
+	}
+	if m, ok := losses.MarginOf(o.Loss); ok {
+		if k, ok := m.(losses.Kinked); ok && o.ev.Margins != nil {
+			for _, kink := range k.Kinks() {
+				for _, q := range o.ev.Margins {
+					var side byte
+					if q >= kink {
+						side = 1
+					}
+					dst = append(dst, side)
+				}
+			}
+		}
+	}
+	return dst
+}

@@ -1,0 +1,87 @@
+package properties
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
+
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// testSeed is the seed of the property tests: IMPLICITBIAS_SEED if set, a
+// fresh one in soak mode (IMPLICITBIAS_SOAK set), 1 otherwise (CI). gopter
+// prints it when a property fails.
+func testSeed(t *testing.T) int64 {
+	if s := os.Getenv("IMPLICITBIAS_SEED"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("IMPLICITBIAS_SEED=%q is not an integer", s)
+		}
+		return v
+	}
+	if os.Getenv("IMPLICITBIAS_SOAK") != "" {
+		return time.Now().UnixNano()
+	}
+	return 1
+}
+
+func entry(t *testing.T, id string) Entry {
+	for _, e := range Entries() {
+		if e.ID == id {
+			return e
+		}
+	}
+	t.Fatalf("no entry %s", id)
+	return Entry{}
+}
+
+// runProperty runs p over n generated cases with gopter; want decides
+// whether a verdict passes. Inconclusive verdicts are discarded (they are
+// not passes); more than n/10 of them fail the property.
+func runProperty(t *testing.T, p Property, n int, want func(theorems.Verdict) bool) {
+	t.Helper()
+	params := gopter.DefaultTestParametersWithSeed(testSeed(t))
+	params.MinSuccessfulTests = n
+	params.MaxDiscardRatio = 0.1
+	props := gopter.NewProperties(params)
+	props.Property(p.Name, prop.ForAll(func(c any) *gopter.PropResult {
+		v := p.Check(c)
+		if v.Status == theorems.Inconclusive && want(theorems.Verdict{Status: theorems.Holds}) {
+			return &gopter.PropResult{Status: gopter.PropUndecided}
+		}
+		// The verdict (statistic, bound, detail) is the label gopter prints
+		// with the shrunk case when the property fails.
+		return gopter.NewPropResult(want(v), v.String())
+	}, p.Gen))
+	props.TestingRun(t, gopter.ConsoleReporter(false))
+}
+
+// claim asserts that p holds on n cases.
+func claim(t *testing.T, p Property, n int) {
+	t.Helper()
+	runProperty(t, p, n, func(v theorems.Verdict) bool { return v.Status == theorems.Holds })
+}
+
+// control asserts that the check reports violated or assumption-failed on
+// every one of n cases of the negative control p.
+func control(t *testing.T, p Property, n int) {
+	t.Helper()
+	runProperty(t, p, n, Caught)
+}
+
+// claims and controls run every claim and control of an entry as subtests.
+func claims(t *testing.T, id string, n int) {
+	for _, p := range entry(t, id).Claims {
+		t.Run(p.Name, func(t *testing.T) { claim(t, p, n) })
+	}
+}
+
+func controls(t *testing.T, id string, n int) {
+	for _, p := range entry(t, id).Controls {
+		t.Run(p.Name, func(t *testing.T) { control(t, p, n) })
+	}
+}

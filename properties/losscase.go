@@ -1,0 +1,104 @@
+package properties
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// binaryLosses are the margin losses of the family ℓ = e^{−f}.
+var binaryLosses = []string{"exp", "logistic", "poly"}
+
+// allLosses adds the multi-class and regression losses.
+var allLosses = []string{"exp", "logistic", "poly", "ce", "squared"}
+
+// LossCase is an architecture with a loss and random targets: a training
+// objective at a random point.
+type LossCase struct {
+	Arch ArchCase
+	Loss int
+	// Binary restricts the loss to the binary margin losses.
+	Binary bool
+}
+
+func (c LossCase) loss() string {
+	if c.Binary {
+		return binaryLosses[c.Loss%len(binaryLosses)]
+	}
+	return allLosses[c.Loss%len(allLosses)]
+}
+
+// arch returns the architecture with its output count fitted to the loss.
+func (c LossCase) arch() ArchCase {
+	a := c.Arch
+	if c.loss() == "ce" {
+		a.Outputs = max(a.Outputs, 2)
+	} else {
+		a.Outputs = 1
+	}
+	return a
+}
+
+// String describes the case.
+func (c LossCase) String() string { return fmt.Sprintf("%v loss=%s", c.arch(), c.loss()) }
+
+// Build returns the objective (random labels or targets from the case's
+// seed) and θ.
+func (c LossCase) Build() (*train.Objective, Built, error) {
+	b, err := c.arch().Build()
+	if err != nil {
+		return nil, b, err
+	}
+	l, err := losses.ByName(c.loss())
+	if err != nil {
+		return nil, b, err
+	}
+	r := rand.New(rand.NewPCG(c.Arch.Seed, 99))
+	d := &dataset.Dataset{N: b.N, D: b.Model.In(), X: b.X, Y: make([]float64, b.N)}
+	for i := range d.Y {
+		switch l.Kind() {
+		case losses.Binary:
+			d.Y[i] = float64(2*r.IntN(2) - 1)
+		case losses.MultiClass:
+			d.Y[i] = float64(r.IntN(b.Model.Out()))
+		default:
+			d.Y[i] = r.NormFloat64()
+		}
+	}
+	// Scale θ so that the largest |output| is 1 (Φ(cθ) = c^LΦ(θ)): deep
+	// polynomial nets otherwise start with outputs near 1e-20, where the
+	// loss is flat to double precision and no finite difference resolves
+	// its gradient.
+	if deg := b.Model.Degree(); deg.Homogeneous {
+		ws := b.Model.NewWorkspace(b.N)
+		out := b.Model.Forward(ws, b.Theta, b.X, b.N)
+		if m := floats.Norm(out, math.Inf(1)); m > 0 {
+			floats.Scale(math.Pow(m, -1/deg.Order), b.Theta)
+		}
+	}
+	obj, err := train.NewObjective(b.Model, l, d)
+	return obj, b, err
+}
+
+// GenLoss generates objectives over GenArch(v) with the binary margin losses
+// (binary) or every loss.
+func GenLoss(v Variant, binary bool) gopter.Gen {
+	n := len(allLosses)
+	if binary {
+		n = len(binaryLosses)
+	}
+	return gen.Struct(reflect.TypeOf(LossCase{}), map[string]gopter.Gen{
+		"Arch":   GenArch(v),
+		"Loss":   gen.IntRange(0, n-1),
+		"Binary": gen.Const(binary),
+	})
+}

@@ -1,0 +1,181 @@
+package properties
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// Section A of the catalog: homogeneity and exact identities.
+
+// pointCase builds the PointCase of an architecture; declared selects the
+// degree the user declares (0: derive it from the architecture).
+func pointCase(a ArchCase, declared func(Built) float64) (theorems.PointCase, error) {
+	b, err := a.Build()
+	if err != nil {
+		return theorems.PointCase{}, err
+	}
+	c := theorems.PointCase{Model: b.Model, Theta: b.Theta, X: b.X, N: b.N}
+	if declared != nil {
+		c.Degree = declared(b)
+	}
+	return c, nil
+}
+
+func derived(Built) float64          { return 0 }
+func biasFreeDegree(b Built) float64 { return b.Degree }
+func degreePlusOne(b Built) float64  { return b.Degree + 1 }
+
+// pointProperty turns a check of a PointCase into a Property over
+// architectures.
+func pointProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase) theorems.Verdict) Property {
+	return Property{Name: name, Gen: GenArch(v), Check: func(x any) theorems.Verdict {
+		c, err := pointCase(x.(ArchCase), declared)
+		if err != nil {
+			return theorems.Assumption("case does not build: %v", err)
+		}
+		return check(c)
+	}}
+}
+
+func scaledProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase, float64) theorems.Verdict) Property {
+	return Property{Name: name, Gen: GenScaled(v, v != Homogeneous), Check: func(x any) theorems.Verdict {
+		sc := x.(ScaledCase)
+		c, err := pointCase(sc.Arch, declared)
+		if err != nil {
+			return theorems.Assumption("case does not build: %v", err)
+		}
+		return check(c, math.Pow(10, sc.LogScale))
+	}}
+}
+
+func lossProperty(name string, v Variant, binary bool, check func(LossCase) theorems.Verdict) Property {
+	return Property{Name: name, Gen: GenLoss(v, binary), Check: func(x any) theorems.Verdict {
+		return check(x.(LossCase))
+	}}
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "LL-B2a"},
+		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.Homogeneity)},
+		Controls: []Property{
+			scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.Homogeneity),
+			scaledProperty("bias term, L derived", WithBias, derived, theorems.Homogeneity),
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-B2b"},
+		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.GradientHomogeneity)},
+		Controls: []Property{
+			scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.GradientHomogeneity),
+			scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.GradientHomogeneity),
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-B3"},
+		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.EulerIdentity)},
+		Controls: []Property{
+			pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.EulerIdentity),
+			pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.EulerIdentity),
+			pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity),
+			pointProperty("bias term, L derived", WithBias, derived, theorems.EulerIdentity),
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-B3m"},
+		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
+		Controls: []Property{
+			{Name: "bias term, bias-free block degrees declared", Gen: GenArch(WithBias), Check: func(x any) theorems.Verdict {
+				b, err := x.(ArchCase).Build()
+				if err != nil {
+					return theorems.Assumption("case does not build: %v", err)
+				}
+				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: b.Blocks, Theta: b.Theta, X: b.X, N: b.N})
+			}},
+			{Name: "wrong block degree (k₁+1, k₂−1)", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
+				b, err := x.(ArchCase).Build()
+				if err != nil {
+					return theorems.Assumption("case does not build: %v", err)
+				}
+				ks := append([]float64(nil), b.Blocks...)
+				// Moving one unit of degree between blocks keeps L = Σk_i, so
+				// only the per-block identity can see it; a one-block model
+				// gets a wrong total instead.
+				ks[0]++
+				if len(ks) > 1 {
+					ks[len(ks)-1]--
+				}
+				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: ks, Theta: b.Theta, X: b.X, N: b.N})
+			}},
+			pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.MultiHomogeneity),
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "ENG-grad"},
+		Claims: []Property{
+			{Name: "model gradients ∇Φ", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
+				a := x.(ArchCase)
+				c, err := pointCase(a, derived)
+				if err != nil {
+					return theorems.Assumption("case does not build: %v", err)
+				}
+				return theorems.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
+			}},
+			lossProperty("objective gradients ∇ log 𝓛", Homogeneous, false, func(c LossCase) theorems.Verdict {
+				obj, b, err := c.Build()
+				if err != nil {
+					return theorems.Assumption("case does not build: %v", err)
+				}
+				return theorems.ObjectiveGradientFD(obj, b.Theta, rand.New(rand.NewPCG(c.Arch.Seed, 6)))
+			}),
+		},
+		Controls: []Property{
+			{Name: "wrong backward pass (first block's gradient in reversed layout)", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
+				a := x.(ArchCase)
+				a.In = max(a.In, 2) // a one-entry first block reads the same reversed
+				c, err := pointCase(a, derived)
+				if err != nil {
+					return theorems.Assumption("case does not build: %v", err)
+				}
+				c.Model = reversedBackward{c.Model}
+				return theorems.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
+			}},
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-B4"},
+		Claims: []Property{lossProperty("exp, logistic, polynomial tail", Homogeneous, true, func(c LossCase) theorems.Verdict {
+			obj, b, err := c.Build()
+			if err != nil {
+				return theorems.Assumption("case does not build: %v", err)
+			}
+			return theorems.RadialIdentity(obj, b.Theta, 0)
+		})},
+		Controls: []Property{lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
+			obj, b, err := c.Build()
+			if err != nil {
+				return theorems.Assumption("case does not build: %v", err)
+			}
+			return theorems.RadialIdentity(obj, b.Theta, b.Degree)
+		})},
+	})
+}
+
+// reversedBackward is a deliberately wrong engine: it returns the first
+// parameter block's gradient in reversed order, the kind of layout bug
+// (row- versus column-major) a backward pass can have. ENG-grad must catch it.
+type reversedBackward struct{ models.Model }
+
+func (r reversedBackward) Backward(ws models.Workspace, theta, gOut, grad []float64) {
+	r.Model.Backward(ws, theta, gOut, grad)
+	b := r.Model.Blocks()[0]
+	g := grad[b.Offset : b.Offset+b.Len]
+	for i, j := 0, len(g)-1; i < j; i, j = i+1, j-1 {
+		g[i], g[j] = g[j], g[i]
+	}
+}
+
+// Pattern forwards the kink pattern of the wrapped model.
+func (r reversedBackward) Pattern(ws models.Workspace, dst []byte) []byte {
+	if k, ok := r.Model.(models.Kinked); ok {
+		return k.Pattern(ws, dst)
+	}
+	return dst
+}

@@ -1,0 +1,200 @@
+package properties
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+
+	"github.com/leanovate/gopter"
+
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// Property is a generator of cases and the check applied to each.
+type Property struct {
+	Name  string
+	Gen   gopter.Gen
+	Check func(c any) theorems.Verdict
+}
+
+// Entry binds a catalog entry to its claim and its negative controls.
+type Entry struct {
+	theorems.Info
+	// Claims are checked on generated cases that meet the hypotheses; each
+	// must hold.
+	Claims []Property
+	// Controls break one hypothesis each; the check must report violated or
+	// assumption-failed on every case.
+	Controls []Property
+	// Cases is the number of cases per property at the quick budget.
+	Cases int
+}
+
+// Budget scales the number of cases (and, for asymptotic checks, the run
+// lengths).
+type Budget int
+
+const (
+	// Quick is the default budget of `go test` and `verify`.
+	Quick Budget = iota
+	// Standard runs more cases.
+	Standard
+	// Long runs the asymptotic versions.
+	Long
+)
+
+// ParseBudget reads quick, standard or long.
+func ParseBudget(s string) (Budget, error) {
+	switch s {
+	case "quick", "":
+		return Quick, nil
+	case "standard":
+		return Standard, nil
+	case "long":
+		return Long, nil
+	}
+	return Quick, fmt.Errorf("unknown budget %q (want quick, standard, long)", s)
+}
+
+// String returns the budget's name.
+func (b Budget) String() string { return [...]string{"quick", "standard", "long"}[b] }
+
+// cases returns the number of cases of e at budget b.
+func (e Entry) cases(b Budget) int {
+	n := e.Cases
+	if n == 0 {
+		n = 100
+	}
+	return n * [...]int{1, 4, 20}[b]
+}
+
+var registry []Entry
+
+func register(e Entry) {
+	info, ok := theorems.Lookup(e.ID)
+	if !ok {
+		panic("properties: entry " + e.ID + " is not in the catalog")
+	}
+	e.Info = info
+	registry = append(registry, e)
+}
+
+// Entries returns the runnable entries in catalog order.
+func Entries() []Entry {
+	order := map[string]int{}
+	for i, c := range theorems.Catalog() {
+		order[c.ID] = i
+	}
+	es := append([]Entry(nil), registry...)
+	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
+	return es
+}
+
+// Select returns the entries whose ID equals or starts with one of the
+// comma-separated patterns (e.g. "LL-B3,ENG-"); an empty filter selects all.
+// It fails on a pattern that matches nothing.
+func Select(filter string) ([]Entry, error) {
+	all := Entries()
+	if strings.TrimSpace(filter) == "" {
+		return all, nil
+	}
+	var out []Entry
+	seen := map[string]bool{}
+	for _, p := range strings.Split(filter, ",") {
+		p = strings.TrimSpace(p)
+		matched := false
+		for _, e := range all {
+			if e.ID == p || (strings.HasSuffix(p, "-") || strings.HasSuffix(p, "*")) && strings.HasPrefix(e.ID, strings.TrimSuffix(p, "*")) {
+				matched = true
+				if !seen[e.ID] {
+					seen[e.ID] = true
+					out = append(out, e)
+				}
+			}
+		}
+		if !matched {
+			if _, ok := theorems.Lookup(p); ok {
+				return nil, fmt.Errorf("catalog entry %s has no check yet", p)
+			}
+			return nil, fmt.Errorf("unknown catalog entry %q (IDs look like LL-B3; a prefix ends in '-' or '*')", p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return indexOf(all, out[i].ID) < indexOf(all, out[j].ID) })
+	return out, nil
+}
+
+func indexOf(es []Entry, id string) int {
+	for i, e := range es {
+		if e.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Sample draws n cases from g, deterministically for a seed.
+func Sample(g gopter.Gen, seed int64, n int) []any {
+	params := gopter.DefaultGenParameters()
+	params.Rng = rand.New(rand.NewSource(seed))
+	var out []any
+	for tries := 0; len(out) < n && tries < 100*n; tries++ {
+		if v, ok := g(params).Retrieve(); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// RunProperty checks n cases of p drawn from seed.
+func RunProperty(id string, p Property, seed int64, n int) theorems.Summary {
+	s := theorems.Summary{ID: id}
+	for _, c := range Sample(p.Gen, seed, n) {
+		s.Add(p.Check(c), fmt.Sprint(c))
+	}
+	return s
+}
+
+// Run checks the entry's claims and controls at a budget.
+func (e Entry) Run(seed int64, b Budget) theorems.Result {
+	r := theorems.Result{Info: e.Info, Claim: theorems.Summary{ID: e.ID}}
+	n := e.cases(b)
+	for i, p := range e.Claims {
+		s := RunProperty(e.ID, p, seed+int64(i), n)
+		merge(&r.Claim, s)
+	}
+	for i, p := range e.Controls {
+		r.Controls++
+		cases := Sample(p.Gen, seed+int64(1000+i), max(n/4, 10))
+		missed := ""
+		for _, c := range cases {
+			if v := p.Check(c); !Caught(v) {
+				missed = fmt.Sprintf("%s: %v gave %s", p.Name, c, v)
+				break
+			}
+		}
+		if len(cases) > 0 && missed == "" {
+			r.ControlsCaught++
+		} else if r.ControlMissed == "" {
+			r.ControlMissed = missed
+		}
+	}
+	return r
+}
+
+// Caught reports whether a negative control's verdict shows the check's
+// power: violated or assumption-failed.
+func Caught(v theorems.Verdict) bool {
+	return v.Status == theorems.Violated || v.Status == theorems.AssumptionFailed
+}
+
+func merge(dst *theorems.Summary, s theorems.Summary) {
+	if s.Cases > 0 && (dst.Cases == 0 || theorems.Worse(s.Worst, dst.Worst)) {
+		dst.Worst, dst.WorstCase = s.Worst, s.WorstCase
+	}
+	dst.Cases += s.Cases
+	dst.Holds += s.Holds
+	dst.Violated += s.Violated
+	dst.Inconclusive += s.Inconclusive
+	dst.AssumptionFailed += s.AssumptionFailed
+}

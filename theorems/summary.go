@@ -1,0 +1,77 @@
+package theorems
+
+// Summary aggregates the verdicts of one catalog entry over many cases.
+type Summary struct {
+	ID    string
+	Cases int
+	// Counts per status.
+	Holds, Violated, Inconclusive, AssumptionFailed int
+	// Worst is the worst verdict seen (Worse), with its case.
+	Worst Verdict
+	// WorstCase describes the case that gave Worst (a spec and seed that
+	// reproduce it).
+	WorstCase string
+}
+
+// Add counts v for the case described by c.
+func (s *Summary) Add(v Verdict, c string) {
+	if s.Cases == 0 || Worse(v, s.Worst) {
+		s.Worst, s.WorstCase = v, c
+	}
+	s.Cases++
+	switch v.Status {
+	case Holds:
+		s.Holds++
+	case Violated:
+		s.Violated++
+	case Inconclusive:
+		s.Inconclusive++
+	case AssumptionFailed:
+		s.AssumptionFailed++
+	}
+}
+
+// Status is the entry's overall status:
+//
+//	violated            some case was violated;
+//	assumption-failed   every case broke a hypothesis;
+//	holds               the claim held on every decided case, and the decided
+//	                    cases are at least 90% of those that met the hypotheses
+//	                    (the property tests allow the same share of discarded
+//	                    cases); the undecided ones are counted and shown;
+//	inconclusive        otherwise — too many undecided cases, or none at all.
+func (s *Summary) Status() Status {
+	met := s.Cases - s.AssumptionFailed
+	switch {
+	case s.Violated > 0:
+		return Violated
+	case s.Cases > 0 && met == 0:
+		return AssumptionFailed
+	case s.Holds > 0 && 10*s.Holds >= 9*met:
+		return Holds
+	}
+	return Inconclusive
+}
+
+// Result is the outcome of one catalog entry: its claims over generated
+// cases, and its negative controls.
+type Result struct {
+	Info
+	Claim Summary
+	// Controls is the number of negative controls run; ControlsCaught counts
+	// those reported violated or assumption-failed on every case;
+	// ControlMissed describes the first case a control did not catch.
+	Controls, ControlsCaught int
+	ControlMissed            string
+}
+
+// Status is the entry's status: the claim's, except that a negative control
+// that was not caught makes a holding claim inconclusive (a check that
+// cannot fail has not shown anything).
+func (r Result) Status() Status {
+	s := r.Claim.Status()
+	if s == Holds && r.ControlsCaught < r.Controls {
+		return Inconclusive
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package theorems
+
+import (
+	"fmt"
+	"math"
+)
+
+// Status is the outcome of a check.
+type Status int
+
+const (
+	// Holds: the claim held within the bound.
+	Holds Status = iota
+	// Inconclusive: the case could not decide; never counted as a pass.
+	Inconclusive
+	// AssumptionFailed: the case breaks a hypothesis of the theorem.
+	AssumptionFailed
+	// Violated: the claim failed; Detail carries the counterexample.
+	Violated
+)
+
+var statusNames = [...]string{"holds", "inconclusive", "assumption-failed", "violated"}
+
+// String returns holds, inconclusive, assumption-failed or violated.
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return "unknown"
+	}
+	return statusNames[s]
+}
+
+// MarshalText writes the status name (for JSON).
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("theorems: unknown status %q", b)
+}
+
+// Verdict is the result of one check on one case.
+type Verdict struct {
+	Status Status
+	// Statistic is the measured quantity (for a check over several points,
+	// the worst one) and Bound what it was compared against: the claim holds
+	// when Statistic ≤ Bound.
+	Statistic float64
+	Bound     float64
+	// Detail explains the verdict: the counterexample, the hypothesis that
+	// failed, or why the case could not decide.
+	Detail string
+}
+
+// String returns "status (statistic vs bound): detail".
+func (v Verdict) String() string {
+	s := fmt.Sprintf("%s (%.3g vs bound %.3g)", v.Status, v.Statistic, v.Bound)
+	if v.Detail != "" {
+		s += ": " + v.Detail
+	}
+	return s
+}
+
+// Compare returns Holds when stat ≤ bound and Violated otherwise (also for a
+// NaN statistic: a check that cannot compute its statistic has not shown
+// the claim).
+func Compare(stat, bound float64, detail string) Verdict {
+	st := Violated
+	if stat <= bound {
+		st = Holds
+	}
+	return Verdict{Status: st, Statistic: stat, Bound: bound, Detail: detail}
+}
+
+// Assumption returns an AssumptionFailed verdict naming the hypothesis.
+func Assumption(format string, a ...any) Verdict {
+	return Verdict{Status: AssumptionFailed, Statistic: math.NaN(), Detail: fmt.Sprintf(format, a...)}
+}
+
+// Undecided returns an Inconclusive verdict saying why.
+func Undecided(format string, a ...any) Verdict {
+	return Verdict{Status: Inconclusive, Statistic: math.NaN(), Detail: fmt.Sprintf(format, a...)}
+}
+
+// Worse reports whether a is a worse outcome than b: a higher status, or the
+// same status with a larger statistic relative to its bound.
+func Worse(a, b Verdict) bool {
+	if a.Status != b.Status {
+		return a.Status > b.Status
+	}
+	return ratio(a) > ratio(b)
+}
+
+func ratio(v Verdict) float64 {
+	if math.IsNaN(v.Statistic) {
+		return math.Inf(-1)
+	}
+	if v.Bound == 0 {
+		return v.Statistic
+	}
+	return v.Statistic / v.Bound
+}
+
+// Worst returns the worst of vs (Worse), or an Inconclusive verdict for none.
+func Worst(vs ...Verdict) Verdict {
+	if len(vs) == 0 {
+		return Undecided("no cases")
+	}
+	w := vs[0]
+	for _, v := range vs[1:] {
+		if Worse(v, w) {
+			w = v
+		}
+	}
+	return w
+}
