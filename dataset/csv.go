@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -31,11 +32,15 @@ func ReadCSV(r io.Reader) (*Dataset, error) {
 		var perr error
 		for j, p := range parts {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				perr = fmt.Errorf("line %d column %d: %s is out of the float64 range", line, j+1, strings.TrimSpace(p))
+				break
+			}
 			if err != nil {
 				perr = fmt.Errorf("line %d column %d: %q is not a number", line, j+1, strings.TrimSpace(p))
 				break
 			}
-			if v != v || v > 1.7976931348623157e308 || v < -1.7976931348623157e308 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				perr = fmt.Errorf("line %d column %d: %v is not finite", line, j+1, v)
 				break
 			}
@@ -69,13 +74,20 @@ func ReadCSV(r io.Reader) (*Dataset, error) {
 	return d, nil
 }
 
-// isHeader reports whether a row is a header: some field is not numeric and
-// none is a NaN/Inf spelling (those are data errors, not names).
+// isHeader reports whether a row is a header: every field is a non-empty
+// word that is not a number at all (a syntax error, not a range error) and
+// not a NaN/Inf spelling.
 func isHeader(parts []string) bool {
 	for _, p := range parts {
-		p = strings.ToLower(strings.TrimSpace(p))
-		switch strings.TrimLeft(p, "+-") {
-		case "nan", "inf", "infinity":
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return false
+		}
+		_, err := strconv.ParseFloat(p, 64)
+		if err == nil {
+			return false
+		}
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrSyntax {
 			return false
 		}
 	}

@@ -1,0 +1,115 @@
+// Command implicitbias checks the theorems on the implicit bias of gradient
+// descent against its own training engine.
+//
+// Usage:
+//
+//	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json]
+//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias help [COMMAND]
+//
+// Exit status: 0 when nothing was violated, 1 when a check was violated, 2
+// for bad input (an unknown ID, a malformed data file, a bad flag value).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/implicitbias/implicitbias/models"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitViolated = 1
+	exitUsage    = 2
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+type command struct {
+	name, summary, usage string
+	run                  func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
+		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return runVerify(args, stdout, stderr)
+	}
+	if args[0] == "help" || args[0] == "--help" || args[0] == "-h" {
+		return help(args[1:], stdout, stderr)
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "implicitbias: unknown command %q (commands: %s; see implicitbias help)\n", args[0], commandNames())
+	return exitUsage
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		for _, c := range commands {
+			if c.name == args[0] {
+				fmt.Fprint(stdout, c.usage)
+				return exitOK
+			}
+		}
+		fmt.Fprintf(stderr, "implicitbias: no help for %q (commands: %s)\n", args[0], commandNames())
+		return exitUsage
+	}
+	fmt.Fprintln(stdout, "implicitbias checks the theorems on the implicit bias of gradient descent against its own engine.")
+	fmt.Fprintln(stdout, "\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(stdout, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(stdout, "\nRun 'implicitbias help COMMAND' for a command's flags. Without a command, implicitbias runs verify.")
+	return exitOK
+}
+
+// parseFlags parses args into fs, turning every problem into a one-line
+// message: the flag package's own messages, or a stray argument.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		err = fmt.Errorf("see implicitbias help %s", fs.Name())
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "implicitbias %s: %v\n", fs.Name(), err)
+		return false
+	}
+	return true
+}
+
+// fail prints a one-line error and returns exitUsage.
+func fail(stderr io.Writer, cmd string, err error) int {
+	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	fmt.Fprintf(stderr, "implicitbias %s: %s\n", cmd, msg)
+	return exitUsage
+}

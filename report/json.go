@@ -1,0 +1,89 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// SchemaVersion is the version of the JSON document below.
+const SchemaVersion = 1
+
+// Document is the JSON output of `implicitbias verify --json`:
+//
+//	{
+//	  "schema_version": 1,
+//	  "seed": 1, "budget": "quick",
+//	  "entries": [ Entry … ],          // in catalog order
+//	  "totals": { "entries": …, "holds": …, "violated": …, "inconclusive": …,
+//	              "assumption_failed": …, "unchecked": … }
+//	}
+//
+// Statistics that could not be computed (NaN) are null.
+type Document struct {
+	SchemaVersion int     `json:"schema_version"`
+	Seed          int64   `json:"seed"`
+	Budget        string  `json:"budget"`
+	Entries       []Entry `json:"entries"`
+	Totals        Totals  `json:"totals"`
+}
+
+// Entry is one catalog entry's result.
+type Entry struct {
+	ID               string   `json:"id"`
+	Section          string   `json:"section"`
+	Source           string   `json:"source"`
+	Claim            string   `json:"claim"`
+	Status           string   `json:"status"`
+	Cases            int      `json:"cases"`
+	Holds            int      `json:"holds"`
+	Violated         int      `json:"violated"`
+	Inconclusive     int      `json:"inconclusive"`
+	AssumptionFailed int      `json:"assumption_failed"`
+	Statistic        *float64 `json:"statistic"`
+	Bound            *float64 `json:"bound"`
+	Detail           string   `json:"detail"`
+	WorstCase        string   `json:"worst_case"`
+	Controls         int      `json:"controls"`
+	ControlsCaught   int      `json:"controls_caught"`
+	ControlMissed    string   `json:"control_missed,omitempty"`
+}
+
+// MarshalJSON writes the totals with snake_case keys.
+func (t Totals) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]int{
+		"entries": t.Entries, "holds": t.Holds, "violated": t.Violated,
+		"inconclusive": t.Inconclusive, "assumption_failed": t.AssumptionFailed, "unchecked": t.Unchecked,
+	})
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// NewDocument converts results.
+func NewDocument(seed int64, budget string, rs []theorems.Result) Document {
+	d := Document{SchemaVersion: SchemaVersion, Seed: seed, Budget: budget, Totals: Count(rs), Entries: []Entry{}}
+	for _, r := range rs {
+		s := r.Claims
+		d.Entries = append(d.Entries, Entry{
+			ID: r.ID, Section: r.Section, Source: r.Source, Claim: r.Info.Claim, Status: r.Status().String(),
+			Cases: s.Cases, Holds: s.Holds, Violated: s.Violated, Inconclusive: s.Inconclusive, AssumptionFailed: s.AssumptionFailed,
+			Statistic: finite(s.Worst.Statistic), Bound: finite(s.Worst.Bound), Detail: s.Worst.Detail, WorstCase: s.WorstCase,
+			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed,
+		})
+	}
+	return d
+}
+
+// WriteJSON writes the document, indented.
+func WriteJSON(w io.Writer, d Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
