@@ -157,11 +157,11 @@ func RunProperty(id string, p Property, seed int64, n int) theorems.Summary {
 
 // Run checks the entry's claims and controls at a budget.
 func (e Entry) Run(seed int64, b Budget) theorems.Result {
-	r := theorems.Result{Info: e.Info, Claim: theorems.Summary{ID: e.ID}}
+	r := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
 	n := e.cases(b)
 	for i, p := range e.Claims {
 		s := RunProperty(e.ID, p, seed+int64(i), n)
-		merge(&r.Claim, s)
+		merge(&r.Claims, s)
 	}
 	for i, p := range e.Controls {
 		r.Controls++

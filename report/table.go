@@ -11,7 +11,7 @@ import (
 
 // Totals counts entries by status.
 type Totals struct {
-	Entries                                          int
+	Entries                                         int
 	Holds, Violated, Inconclusive, AssumptionFailed int
 	// Unchecked counts catalog entries without a check.
 	Unchecked int

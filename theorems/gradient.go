@@ -25,7 +25,7 @@ const (
 	GradFDStep = 6e-6
 	// gradFDMaxCoords bounds the coordinates differenced per gradient; larger
 	// models are checked on a random subset plus random directions.
-	gradFDMaxCoords = 256
+	gradFDMaxCoords  = 256
 	gradFDDirections = 4
 )
 

@@ -57,7 +57,8 @@ func (s *Summary) Status() Status {
 // cases, and its negative controls.
 type Result struct {
 	Info
-	Claim Summary
+	// Claims aggregates the verdicts on the cases that test the claim.
+	Claims Summary
 	// Controls is the number of negative controls run; ControlsCaught counts
 	// those reported violated or assumption-failed on every case;
 	// ControlMissed describes the first case a control did not catch.
@@ -69,7 +70,7 @@ type Result struct {
 // that was not caught makes a holding claim inconclusive (a check that
 // cannot fail has not shown anything).
 func (r Result) Status() Status {
-	s := r.Claim.Status()
+	s := r.Claims.Status()
 	if s == Holds && r.ControlsCaught < r.Controls {
 		return Inconclusive
 	}
