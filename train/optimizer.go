@@ -3,6 +3,8 @@ package train
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -15,6 +17,52 @@ type Optimizer interface {
 	// ev of the objective (with gradient) at θ_t, and returns log η_t, the
 	// log of the step's time increment (T = Σ η_t, LL §4).
 	Step(obj *Objective, theta []float64, ev *Eval) (logEta float64, err error)
+}
+
+// OptimizerOptions are the hyperparameters optimizers read; a zero field
+// means the optimizer's documented default.
+type OptimizerOptions struct {
+	// LR is the step size η (constant GD, momentum, Adam) or the initial α
+	// of a loss-based schedule.
+	LR float64
+	// Momentum is the heavy-ball coefficient β.
+	Momentum float64
+	// Beta1, Beta2, Epsilon are Adam's.
+	Beta1, Beta2, Epsilon float64
+	// Tol is the local error tolerance of an adaptive integrator.
+	Tol float64
+}
+
+var optimizers = map[string]func(OptimizerOptions) (Optimizer, error){
+	"gd": func(o OptimizerOptions) (Optimizer, error) { return NewGD(o.LR) },
+}
+
+// RegisterOptimizer makes an optimizer available to NewOptimizer (and so to
+// the CLI's --opt) under name. It panics on a duplicate name.
+func RegisterOptimizer(name string, f func(OptimizerOptions) (Optimizer, error)) {
+	if _, dup := optimizers[name]; dup {
+		panic("train: optimizer " + name + " registered twice")
+	}
+	optimizers[name] = f
+}
+
+// NewOptimizer returns the optimizer registered as name.
+func NewOptimizer(name string, o OptimizerOptions) (Optimizer, error) {
+	f, ok := optimizers[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown optimizer %q (want one of %s)", name, strings.Join(OptimizerNames(), ", "))
+	}
+	return f(o)
+}
+
+// OptimizerNames lists the registered optimizers, sorted.
+func OptimizerNames() []string {
+	names := make([]string, 0, len(optimizers))
+	for n := range optimizers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // GD is gradient descent with a constant step size, θ ← θ − η∇𝓛.

@@ -30,6 +30,8 @@ type Record struct {
 	SmoothedMargin float64
 	// Separated reports 𝓛 < ℓ(b_f) (LL (B4)), after which γ̃ is meaningful.
 	Separated bool
+	// Theta is a copy of θ at this step when Config.KeepTheta is set.
+	Theta []float64
 }
 
 // Trajectory is what a run recorded.
@@ -51,6 +53,11 @@ type Config struct {
 	Every int
 	// StopLogLoss ends the run once log 𝓛 ≤ StopLogLoss (0 means never).
 	StopLogLoss float64
+	// KeepTheta stores a copy of θ in every record.
+	KeepTheta bool
+	// Observe, when set, is called at every recorded step with θ and its
+	// evaluation (valid only during the call); an error ends the run.
+	Observe func(r *Record, theta []float64, ev *Eval) error
 }
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
@@ -82,7 +89,16 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		}
 		done := t == cfg.Steps || (cfg.StopLogLoss != 0 && ev.LogLoss <= cfg.StopLogLoss)
 		if t%every == 0 || done {
-			tr.Records = append(tr.Records, Measure(obj, theta, ev, t, logT))
+			rec := Measure(obj, theta, ev, t, logT)
+			if cfg.KeepTheta {
+				rec.Theta = append([]float64(nil), theta...)
+			}
+			if cfg.Observe != nil {
+				if err := cfg.Observe(&rec, theta, ev); err != nil {
+					return tr, fmt.Errorf("step %d: %w", t, err)
+				}
+			}
+			tr.Records = append(tr.Records, rec)
 		}
 		if done {
 			tr.Steps = t

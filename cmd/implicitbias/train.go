@@ -74,14 +74,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
-	var opt train.Optimizer
-	switch *optName {
-	case "gd":
-		if opt, err = train.NewGD(*lr); err != nil {
-			return fail(stderr, "train", err)
-		}
-	default:
-		return fail(stderr, "train", fmt.Errorf("unknown optimizer %q (want gd)", *optName))
+	opt, err := train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr})
+	if err != nil {
+		return fail(stderr, "train", err)
 	}
 	obj, err := train.NewObjective(model, loss, data)
 	if err != nil {
