@@ -39,15 +39,15 @@ type bigRef struct{ prec uint }
 // guard is the number of extra bits each elementary function works with.
 const guard = 64
 
-func (r bigRef) w() bigRef                          { return bigRef{r.prec + guard} }
-func (r bigRef) z() *big.Float                      { return new(big.Float).SetPrec(r.prec) }
-func (r bigRef) f(x float64) *big.Float             { return r.z().SetFloat64(x) }
-func (r bigRef) round(x *big.Float) *big.Float      { return r.z().Set(x) }
-func (r bigRef) add(a, b *big.Float) *big.Float     { return r.z().Add(a, b) }
-func (r bigRef) sub(a, b *big.Float) *big.Float     { return r.z().Sub(a, b) }
-func (r bigRef) mul(a, b *big.Float) *big.Float     { return r.z().Mul(a, b) }
-func (r bigRef) quo(a, b *big.Float) *big.Float     { return r.z().Quo(a, b) }
-func (r bigRef) neg(a *big.Float) *big.Float        { return r.z().Neg(a) }
+func (r bigRef) w() bigRef                               { return bigRef{r.prec + guard} }
+func (r bigRef) z() *big.Float                           { return new(big.Float).SetPrec(r.prec) }
+func (r bigRef) f(x float64) *big.Float                  { return r.z().SetFloat64(x) }
+func (r bigRef) round(x *big.Float) *big.Float           { return r.z().Set(x) }
+func (r bigRef) add(a, b *big.Float) *big.Float          { return r.z().Add(a, b) }
+func (r bigRef) sub(a, b *big.Float) *big.Float          { return r.z().Sub(a, b) }
+func (r bigRef) mul(a, b *big.Float) *big.Float          { return r.z().Mul(a, b) }
+func (r bigRef) quo(a, b *big.Float) *big.Float          { return r.z().Quo(a, b) }
+func (r bigRef) neg(a *big.Float) *big.Float             { return r.z().Neg(a) }
 func (r bigRef) addf(a *big.Float, b float64) *big.Float { return r.add(a, r.f(b)) }
 
 // negligible reports whether term is below 2^{−(prec+4)}·|sum|.
@@ -161,10 +161,13 @@ func (r bigRef) exp(x *big.Float) *big.Float {
 	return r.round(sum)
 }
 
+// absCmp compares |x| with c.
+func absCmp(x *big.Float, c float64) int { return new(big.Float).Abs(x).Cmp(big.NewFloat(c)) }
+
 // expm1 returns e^x − 1 with full relative precision near 0.
 func (r bigRef) expm1(x *big.Float) *big.Float {
 	w := r.w()
-	if x.IsInf() || x.Sign() == 0 || x.CmpAbs(big.NewFloat(0.5)) >= 0 {
+	if x.IsInf() || x.Sign() == 0 || absCmp(x, 0.5) >= 0 {
 		return r.round(w.addf(w.exp(x), -1))
 	}
 	sum := w.round(x)
@@ -182,7 +185,7 @@ func (r bigRef) expm1(x *big.Float) *big.Float {
 // log1p returns log(1 + x) with full relative precision near 0, x > −1.
 func (r bigRef) log1p(x *big.Float) *big.Float {
 	w := r.w()
-	if x.IsInf() || x.CmpAbs(big.NewFloat(0.5)) > 0 {
+	if x.IsInf() || absCmp(x, 0.5) > 0 {
 		// For x ∈ (−1, −1/2) the sum 1 + x is exact when the working precision
 		// covers x's bits; refValue raises the precision otherwise.
 		return r.round(w.log(w.addf(x, 1)))
@@ -200,6 +203,15 @@ func (r bigRef) softplus(x *big.Float) *big.Float {
 	return r.log1p(r.w().exp(x))
 }
 
+// onePlusExp returns 1 + e^x. For x < −1e5 it returns 1: the difference
+// e^x < e^{−1e5} is below 2^{−140000}.
+func (r bigRef) onePlusExp(x *big.Float) *big.Float {
+	if x.Cmp(big.NewFloat(-1e5)) < 0 {
+		return r.f(1)
+	}
+	return r.addf(r.w().exp(x), 1)
+}
+
 // logExpm1 returns log(e^x − 1) for x > 0. For x > 1e5 it returns x: the
 // difference |log1p(−e^{−x})| < 2e^{−1e5} is below 2^{−140000} relative.
 func (r bigRef) logExpm1(x *big.Float) *big.Float {
@@ -209,6 +221,16 @@ func (r bigRef) logExpm1(x *big.Float) *big.Float {
 	return r.log(r.w().expm1(x))
 }
 
+// exactSum returns Σ xs exactly: 2200 bits hold any sum of a few float64s,
+// whose binary digits span at most 2^1024 … 2^−1074.
+func exactSum(xs ...float64) *big.Float {
+	s := new(big.Float).SetPrec(2200)
+	for _, x := range xs {
+		s.Add(s, big.NewFloat(x))
+	}
+	return s
+}
+
 // refAgree is the relative agreement of two successive precisions that
 // refValue accepts: 2^{−100}, 47 bits beyond float64's 53.
 const refAgree = -100
@@ -216,11 +238,15 @@ const refAgree = -100
 // refValue evaluates eval at increasing precision until two successive
 // results agree to 2^{−100} relative and returns the last one rounded to
 // float64 (correctly rounded, including to subnormals, 0 and ±Inf).
+//
+// A result of exactly 0 is accepted only once it has stayed 0 up to 4096
+// bits: a cancellation that the working precision cannot resolve (two equal
+// roundings of log 2 + 5e-301 and log 2) gives 0 at every low precision.
 func refValue(eval func(r bigRef) *big.Float) float64 {
 	prev := eval(bigRef{256})
 	for p := uint(512); p <= 1<<14; p *= 2 {
 		cur := eval(bigRef{p})
-		if bigAgree(prev, cur) {
+		if bigAgree(prev, cur) && (cur.Sign() != 0 || p >= 4096) {
 			v, _ := cur.Float64()
 			return v
 		}
@@ -240,34 +266,62 @@ func bigAgree(a, b *big.Float) bool {
 	return d.Sign() == 0 || d.MantExp(nil) < b.MantExp(nil)+refAgree
 }
 
-// refFunc is a function evaluated in big arithmetic at r's precision.
+// refFunc is a function of one real evaluated at r's precision.
 type refFunc func(r bigRef, x *big.Float) *big.Float
 
-// ref returns F(x) rounded to float64.
-func ref(F refFunc, x float64) float64 {
-	return refValue(func(r bigRef) *big.Float { return F(r, r.f(x)) })
+// refFuncN is a function of several reals evaluated at r's precision.
+type refFuncN func(r bigRef, x []*big.Float) *big.Float
+
+func (F refFunc) n() refFuncN {
+	return func(r bigRef, x []*big.Float) *big.Float { return F(r, x[0]) }
 }
 
-// sensitivity returns |x·F′(x)| to a few digits: the change of F(x) per unit
-// relative change of x, i.e. the error of F(x) that a perturbation of x by
-// one rounding (relative ε) causes. It is the symmetric difference quotient
-// with relative step h = 2^{−80}, far below the gaps between float64 test
-// points, so it never straddles the kink of PolyTail at β unless x = β.
-func sensitivity(F refFunc, x float64) float64 {
-	if x == 0 {
-		return 0
+// ref returns F(x) rounded to float64.
+func ref(F refFunc, x float64) float64 { return refN(F.n(), x) }
+
+// refN returns F(x...) rounded to float64.
+func refN(F refFuncN, x ...float64) float64 {
+	return refValue(func(r bigRef) *big.Float { return F(r, r.fs(x)) })
+}
+
+func (r bigRef) fs(x []float64) []*big.Float {
+	b := make([]*big.Float, len(x))
+	for i, v := range x {
+		b[i] = r.f(v)
 	}
-	v := refValue(func(r bigRef) *big.Float {
-		xb := r.f(x)
-		d := r.mul(xb, r.z().SetMantExp(r.f(1), -80))
-		hi := F(r, r.add(xb, d))
-		lo := F(r, r.sub(xb, d))
-		if hi.IsInf() || lo.IsInf() {
-			return r.z().SetInf(false)
+	return b
+}
+
+// sensitivity returns |x·F′(x)| to a few digits: the change of F(x) caused by
+// a unit relative change of x, so that ε·sensitivity is the error that one
+// rounding of the input (relative ε) causes in F. Any formula that is
+// backward stable (exact for inputs perturbed by a few ε) has an error of a
+// few ε·(|F| + sensitivity), which is the scale of the tests' tolerances.
+func sensitivity(F refFunc, x float64) float64 { return sensitivityN(F.n(), x) }
+
+// sensitivityN returns Σ_i |x_i·∂F/∂x_i|, each term a symmetric difference
+// quotient with relative step h = 2^{−80}: far below the gaps between float64
+// test points, so it never straddles the kink of PolyTail at β unless x = β.
+func sensitivityN(F refFuncN, x ...float64) float64 {
+	var s float64
+	for i, xi := range x {
+		if xi == 0 {
+			continue
 		}
-		q := r.sub(hi, lo)
-		q.SetMantExp(q, 79) // ÷ 2h
-		return q
-	})
-	return math.Abs(v)
+		v := refValue(func(r bigRef) *big.Float {
+			hi, lo := r.fs(x), r.fs(x)
+			d := r.mul(hi[i], r.z().SetMantExp(r.f(1), -80))
+			hi[i] = r.add(hi[i], d)
+			lo[i] = r.sub(lo[i], d)
+			fh, fl := F(r, hi), F(r, lo)
+			if fh.IsInf() || fl.IsInf() {
+				return r.z().SetInf(false)
+			}
+			q := r.sub(fh, fl)
+			q.SetMantExp(q, 79) // ÷ 2h
+			return q
+		})
+		s += math.Abs(v)
+	}
+	return s
 }

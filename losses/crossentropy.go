@@ -26,24 +26,27 @@ func (CrossEntropy) Kind() Kind { return MultiClass }
 // of the cross-entropy (LL App. F).
 func (CrossEntropy) MarginLoss() Margin { return Logistic{} }
 
-// logits returns z = LSE_{j≠c}(s_j − s_c).
+// ceLogit returns z = LSE_{j≠c}(s_j − s_c) = log Σ_{j≠c} e^{−(s_c − s_j)}, as
+// m + log1p(Σ_{j≠c,k} e^{s_j − s_c − m}) with m = s_k − s_c the largest
+// term (see numerics.LogSumExp), so that ℓ = log(1 + e^z).
 func ceLogit(s []float64, c int) float64 {
 	m := math.Inf(-1)
+	k := -1
 	for j, v := range s {
 		if j != c && v-s[c] > m {
-			m = v - s[c]
+			m, k = v-s[c], j
 		}
 	}
-	if math.IsInf(m, 0) {
+	if k < 0 || math.IsInf(m, 0) {
 		return m
 	}
 	var sum float64
 	for j, v := range s {
-		if j != c {
+		if j != c && j != k {
 			sum += math.Exp(v - s[c] - m)
 		}
 	}
-	return m + math.Log(sum)
+	return m + math.Log1p(sum)
 }
 
 // LogLoss returns log ℓ(s; c) with c = int(y).
@@ -52,17 +55,45 @@ func (CrossEntropy) LogLoss(s []float64, y float64) float64 {
 }
 
 // ScaledGrad writes e^{−shift}·∂ℓ/∂s: ∂ℓ/∂s_j = softmax_j(s) for j ≠ c and
-// −Σ_{j≠c} softmax_j(s) for j = c. Each softmax_j is formed as
-// exp(s_j − s_c − log(1+e^z) − shift), so it survives when it is below 1e-308.
+// −Σ_{j≠c} softmax_j(s) for j = c. Each softmax_j·e^{−shift} is formed as
+//
+//	exp((s_j − M) − log1p(Σ_{i≠k} e^{s_i − M}) − shift),  M = s_k = max_i s_i,
+//
+// so that it survives when it is below 1e-308 (ℓ tiny, shift = log ℓ very
+// negative), and so that no large number cancels inside the exponent: s_j − M
+// is exact for the scores near the top, and only the shift, which the caller
+// rounded, can be large. (Forming it as s_j − s_c − ℓ − shift instead loses
+// ε·|s_c| when the true class's score is far below the others.)
+//
+// If every score is −Inf, it writes zeros.
 func (CrossEntropy) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	c := int(y)
-	lse := numerics.Log1pExp(ceLogit(s, c)) // LSE(s) − s_c
+	m := math.Inf(-1)
+	k := -1
+	for i, v := range s {
+		if v > m {
+			m, k = v, i
+		}
+	}
+	if k < 0 {
+		for j := range dst[:len(s)] {
+			dst[j] = 0
+		}
+		return
+	}
+	var sum float64
+	for i, v := range s {
+		if i != k {
+			sum += math.Exp(v - m)
+		}
+	}
+	t := math.Log1p(sum) + shift // log Σ_i e^{s_i − M} + shift
 	var tot float64
 	for j, v := range s {
 		if j == c {
 			continue
 		}
-		dst[j] = math.Exp(v - s[c] - lse - shift)
+		dst[j] = numerics.Exp(v - m - t)
 		tot += dst[j]
 	}
 	dst[c] = -tot

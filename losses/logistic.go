@@ -11,7 +11,7 @@ import (
 //	f(q)  = −log log(1 + e^{−q})
 //	f′(q) = e^{−q} / ((1 + e^{−q}) log(1 + e^{−q}))
 //	g(u)  = −log(e^{e^{−u}} − 1)
-//	g′(u) = e^{−u} / (e^{e^{−u}} − 1)
+//	g′(u) = e^{−u} / (1 − e^{−e^{−u}})   (LL prints e^{−u}/(e^{e^{−u}} − 1): see GPrime)
 //	b_f = 0,  ℓ(b_f) = log 2.
 type Logistic struct{}
 
@@ -20,12 +20,24 @@ func (Logistic) Name() string { return "logistic" }
 
 // LogLoss returns log log(1 + e^{−q}); for q → ∞ it is −q − e^{−q}/2, never −Inf
 // for finite q.
+//
+// Special cases are:
+//
+//	LogLoss(+Inf) = -Inf
+//	LogLoss(-Inf) = +Inf
+//	LogLoss(NaN) = NaN
 func (Logistic) LogLoss(q float64) float64 { return numerics.LogLog1pExp(-q) }
 
 // DLogLoss returns −f′(q).
 func (l Logistic) DLogLoss(q float64) float64 { return -l.FPrime(q) }
 
 // F returns −log log(1 + e^{−q}).
+//
+// Special cases are:
+//
+//	F(+Inf) = +Inf
+//	F(-Inf) = -Inf
+//	F(NaN) = NaN
 func (Logistic) F(q float64) float64 { return -numerics.LogLog1pExp(-q) }
 
 // FPrime returns f′(q). With t = e^{−q} it is (t/log1p(t))/(1+t) for q ≥ 0,
@@ -37,6 +49,7 @@ func (Logistic) F(q float64) float64 { return -numerics.LogLog1pExp(-q) }
 //
 //	FPrime(+Inf) = 1
 //	FPrime(-Inf) = 0
+//	FPrime(NaN) = NaN
 func (Logistic) FPrime(q float64) float64 {
 	if q >= 0 {
 		t := math.Exp(-q)
@@ -58,8 +71,9 @@ func (Logistic) FPrime(q float64) float64 {
 //
 //	G(+Inf) = +Inf
 //	G(-Inf) = -Inf
+//	G(NaN) = NaN
 func (Logistic) G(u float64) float64 {
-	x := math.Exp(-u)
+	x := numerics.Exp(-u)
 	switch {
 	case x == 0:
 		return u
@@ -70,25 +84,26 @@ func (Logistic) G(u float64) float64 {
 	}
 }
 
-// GPrime returns g′(u) = x/(e^x − 1) with x = e^{−u}; it tends to 1 as u → ∞.
+// GPrime returns g′(u) = 1/f′(g(u)) = x e^x/(e^x − 1) = x/(1 − e^{−x}) with
+// x = e^{−u}, formed as x/(−expm1(−x)). It tends to 1 as u → ∞ and to
+// e^{−u} as u → −∞.
+//
+// LL Remark A.2 prints g′(u) = x/(e^x − 1), which lacks the factor e^x
+// (differentiate g(u) = −log(e^x − 1): dx/du = −x, so g′ = x e^x/(e^x − 1)).
+// Both tend to 1, which is all the paper uses, but the printed one is off by
+// a factor 2 at u = log(1/log 2), the margin 0.
 //
 // Special cases are:
 //
 //	GPrime(+Inf) = 1
-//	GPrime(-Inf) = 0
+//	GPrime(-Inf) = +Inf
+//	GPrime(NaN) = NaN
 func (Logistic) GPrime(u float64) float64 {
-	x := math.Exp(-u)
-	switch {
-	case x == 0:
+	x := numerics.Exp(-u)
+	if x == 0 {
 		return 1
-	case x <= 700:
-		return x / math.Expm1(x)
-	case math.IsInf(x, 1):
-		return 0
-	default:
-		// e^x overflows: x/(e^x − 1) = x e^{−x}/(1 − e^{−x}) and e^{−x} < 1e-300.
-		return x * math.Exp(-x)
 	}
+	return x / -math.Expm1(-x)
 }
 
 // BF returns 0.

@@ -1,0 +1,133 @@
+package losses
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"testing"
+)
+
+// exponentialRef: LL Remark A.1, ℓ(q) = e^{−q}.
+var exponentialRef = marginRef{
+	logLoss: func(r bigRef, q *big.Float) *big.Float { return r.neg(q) },
+	f:       func(r bigRef, q *big.Float) *big.Float { return r.round(q) },
+	fPrime:  func(r bigRef, q *big.Float) *big.Float { return r.f(1) },
+	g:       func(r bigRef, u *big.Float) *big.Float { return r.round(u) },
+	gPrime:  func(r bigRef, u *big.Float) *big.Float { return r.f(1) },
+}
+
+// binaryRefGrad is e^{−shift}·∂ℓ(y·s)/∂s = −y f′(q) e^{log ℓ(q) − shift},
+// q = y·s, of x = (s, shift).
+func binaryRefGrad(m marginRef, y float64) refFuncN {
+	return func(r bigRef, x []*big.Float) *big.Float {
+		w := r.w()
+		q := w.mul(w.f(y), x[0])
+		e := w.exp(w.sub(m.logLoss(w, q), x[1]))
+		return r.mul(w.f(-y), w.mul(m.fPrime(w, q), e))
+	}
+}
+
+// budgetBinaryGrad, in units of ε·(|F| + S): log ℓ (3 units of |log ℓ| + its
+// S) and the subtraction of shift (½ ulp of the exponent) become a relative
+// error of exp(·) (1 ulp more), f′ (4 units) and two products (½ each): 9.
+// Where ℓ > 1 (negative margins) the rounding of log ℓ costs ½ε·|log ℓ|
+// more, which S does not cover (σ(−q) = f′ℓ is insensitive to q there): at
+// most ½·log(1e6) ≈ 7 units for margins down to −1e6; 4 units measured at
+// q = −1e4 with shift 0.
+const budgetBinaryGrad = 9
+
+// TestBinaryScaledGrad compares BinaryLoss.ScaledGrad with the analytic
+// derivative times e^{−shift}, for labels ±1 and shifts 0, log ℓ (the
+// engine's), ±1e4 and log ℓ ∓ 709.6 / + 720, where e^{log ℓ − shift} alone
+// would overflow or be subnormal.
+func TestBinaryScaledGrad(t *testing.T) {
+	t.Parallel()
+	scores := []float64{-50, -1, 0, 1e-8, 1, 20, 38, 745, 1e4, 1e6}
+	var w worst
+	for _, c := range []struct {
+		m   Margin
+		ref marginRef
+	}{
+		{Exponential{}, exponentialRef},
+		{Logistic{}, logisticRef},
+		{ZDPolyTail(), polyTailRef(1, 0)},
+		{PolyTail{Alpha: 2, Beta: 0.5}, polyTailRef(2, 0.5)},
+	} {
+		b := NewBinary(c.m)
+		dst := make([]float64, 1)
+		for _, s := range scores {
+			for _, y := range []float64{1, -1} {
+				logL := c.m.LogLoss(y * s)
+				for _, shift := range []float64{0, logL, -1e4, 1e4, logL - 709.6, logL + 720} {
+					b.ScaledGrad(dst, []float64{s}, y, shift)
+					what := fmt.Sprintf("%s.ScaledGrad(%v, y=%v, shift=%v)", c.m.Name(), s, y, shift)
+					check(t, &w, what, dst[0], binaryRefGrad(c.ref, y), budgetBinaryGrad, s, shift)
+				}
+				// log ℓ through the Loss interface.
+				if got := b.LogLoss([]float64{s}, y); got != logL {
+					t.Errorf("%s.LogLoss(%v, %v) = %v, want %v", c.m.Name(), s, y, got, logL)
+				}
+			}
+		}
+	}
+	t.Logf("worst error ≤ %.3g units (budget %d)", w.units, budgetBinaryGrad)
+}
+
+// TestBinaryScaledGradNoUnderflow: the example. For the exponential
+// loss at q = 1e4, ℓ = e^{−1e4} underflows and e^{1e4} overflows, but with
+// shift = −1e4 the scaled gradient is −y·e^0: exactly −y, since log ℓ − shift
+// = −1e4 + 1e4 = 0 exactly.
+func TestBinaryScaledGradNoUnderflow(t *testing.T) {
+	t.Parallel()
+	b := NewBinary(Exponential{})
+	dst := make([]float64, 1)
+	for _, test := range []struct {
+		s, y, shift, want float64
+	}{
+		{1e4, 1, -1e4, -1},
+		{-1e4, -1, -1e4, 1},
+		{1e6, 1, -1e6, -1},
+		// e^{−1e4 + 1e4 − 1} = e^{−1}, to the ulp of math.Exp.
+		{1e4, 1, 1 - 1e4, -math.Exp(-1)},
+	} {
+		b.ScaledGrad(dst, []float64{test.s}, test.y, test.shift)
+		if dst[0] != test.want {
+			t.Errorf("exp.ScaledGrad(%v, y=%v, shift=%v) = %v, want %v", test.s, test.y, test.shift, dst[0], test.want)
+		}
+	}
+	// Logistic at margin 1e4: f′ = 1 and log ℓ = −1e4 − e^{−1e4}/2 = −1e4 in
+	// float64, so again exactly −1.
+	NewBinary(Logistic{}).ScaledGrad(dst, []float64{1e4}, 1, -1e4)
+	if dst[0] != -1 {
+		t.Errorf("logistic.ScaledGrad(1e4, y=1, shift=-1e4) = %v, want -1", dst[0])
+	}
+	if b.Kind() != Binary || b.Name() != "exp" {
+		t.Errorf("Kind, Name = %v, %q", b.Kind(), b.Name())
+	}
+}
+
+func BenchmarkBinaryLogisticScaledGrad(b *testing.B) {
+	l := NewBinary(Logistic{})
+	dst := make([]float64, 1)
+	s := []float64{0}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s[0] = benchMargins[i&7]
+		l.ScaledGrad(dst, s, 1, -s[0])
+		i++
+	}
+	sink = dst[0]
+}
+
+func BenchmarkBinaryLogisticLogLoss(b *testing.B) {
+	l := NewBinary(Logistic{})
+	s := []float64{0}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s[0] = benchMargins[i&7]
+		sink = l.LogLoss(s, 1)
+		i++
+	}
+}
