@@ -87,6 +87,26 @@ func ParseActivation(s string) (Activation, error) {
 	return Activation{}, fmt.Errorf("unknown activation %q (want relu, lrelu[α], relu<k>, quad, id, tanh, softplus)", s)
 }
 
+// validate returns an error unless a is an activation ParseActivation can
+// read back from a.String().
+func (a Activation) validate() error {
+	switch a.Kind {
+	case ReLU, Quadratic, Identity, Tanh, Softplus:
+		return nil
+	case LeakyReLU:
+		if a.Alpha > 0 && a.Alpha < 1 {
+			return nil
+		}
+		return fmt.Errorf("activation %s: leaky slope must be in (0, 1)", a)
+	case ReLUPow:
+		if a.Power >= 1 && a.Power <= 8 {
+			return nil
+		}
+		return fmt.Errorf("activation %s: ReLU power must be an integer in [1, 8]", a)
+	}
+	return fmt.Errorf("unknown activation kind %d", a.Kind)
+}
+
 // String returns the spec spelling of a.
 func (a Activation) String() string {
 	switch a.Kind {

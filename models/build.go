@@ -50,6 +50,9 @@ func NewMLP(cfg MLPConfig) (*Network, error) {
 	if cfg.In < 1 || cfg.Out < 1 {
 		return nil, fmt.Errorf("models: MLP needs In ≥ 1 and Out ≥ 1 (got %d, %d)", cfg.In, cfg.Out)
 	}
+	if err := cfg.Act.validate(); err != nil {
+		return nil, fmt.Errorf("models: %v", err)
+	}
 	depth := len(cfg.Hidden) + 1
 	for _, l := range cfg.BiasLayers {
 		if l < 1 || l > depth {
@@ -136,8 +139,11 @@ func NewCNN(cfg CNNConfig) (*Network, error) {
 	if cin == 0 {
 		cin = 1
 	}
-	if cfg.In < 1 || cfg.Out < 1 || len(cfg.Convs) == 0 {
-		return nil, fmt.Errorf("models: CNN needs In ≥ 1, Out ≥ 1 and a conv stage")
+	if cfg.In < 1 || cfg.Out < 1 || cin < 1 || len(cfg.Convs) == 0 {
+		return nil, fmt.Errorf("models: CNN needs In ≥ 1, Out ≥ 1, InChannels ≥ 0 and a conv stage")
+	}
+	if err := cfg.Act.validate(); err != nil {
+		return nil, fmt.Errorf("models: %v", err)
 	}
 	var layers []layer
 	length, ch, li := cfg.In, cin, 0

@@ -47,7 +47,7 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 		net.offsets = append(net.offsets, net.nParams)
 		if p := l.numParams(); p > 0 {
 			net.blockOf = append(net.blockOf, len(net.blocks))
-			net.blocks = append(net.blocks, Block{Name: fmt.Sprintf("layer%d %s", i+1, l), Offset: net.nParams, Len: p})
+			net.blocks = append(net.blocks, Block{Name: fmt.Sprintf("layer%d %s", len(net.blocks)+1, l), Offset: net.nParams, Len: p})
 			net.nParams += p
 		} else {
 			net.blockOf = append(net.blockOf, -1)
@@ -81,11 +81,16 @@ func (net *Network) Out() int { return net.out }
 // NumParams returns the length of θ.
 func (net *Network) NumParams() int { return net.nParams }
 
-// Degree returns the symbolic degree.
-func (net *Network) Degree() Degree { return net.degree }
+// Degree returns the symbolic degree (a copy: callers may modify it).
+func (net *Network) Degree() Degree {
+	d := net.degree
+	d.Blocks = append([]float64(nil), d.Blocks...)
+	return d
+}
 
-// Blocks returns the parameter blocks, one per layer with parameters.
-func (net *Network) Blocks() []Block { return net.blocks }
+// Blocks returns the parameter blocks, one per layer with parameters (a
+// copy).
+func (net *Network) Blocks() []Block { return append([]Block(nil), net.blocks...) }
 
 // String returns the spec the network was built from.
 func (net *Network) String() string { return net.spec }
@@ -104,6 +109,7 @@ func (net *Network) Describe() string {
 
 // netWorkspace is the Workspace of a Network.
 type netWorkspace struct {
+	net     *Network // the network that made it
 	cap     int
 	outs    [][]float64 // output of each layer, cap×out
 	aux     [][]float64 // what each layer keeps for backward
@@ -120,7 +126,7 @@ func (net *Network) NewWorkspace(n int) Workspace {
 	if n < 1 {
 		n = 1
 	}
-	ws := &netWorkspace{cap: n}
+	ws := &netWorkspace{net: net, cap: n}
 	maxDim, maxScratch := net.in, 0
 	for _, l := range net.layers {
 		_, out := l.dims()
@@ -137,7 +143,7 @@ func (net *Network) NewWorkspace(n int) Workspace {
 
 func (net *Network) workspace(w Workspace, n int) *netWorkspace {
 	ws, ok := w.(*netWorkspace)
-	if !ok {
+	if !ok || ws.net != net {
 		panic("models: workspace was not made by this network")
 	}
 	if n > ws.cap {

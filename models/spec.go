@@ -26,6 +26,18 @@ Examples: linear, linear/3, deeplinear:3, mlp:relu:2x16, mlp:relu2:3x8, mlp:quad
 // Parse builds the model a spec string names for inputs of dimension in.
 // See SpecGrammar.
 func Parse(spec string, in int) (*Network, error) {
+	net, err := parse(spec, in)
+	if err != nil {
+		// One prefix naming the spec, whichever layer found the problem.
+		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("model %q: ", spec))
+		msg = strings.TrimPrefix(msg, "models: ")
+		msg = strings.TrimPrefix(msg, spec+": ")
+		return nil, fmt.Errorf("model %q: %s", spec, msg)
+	}
+	return net, nil
+}
+
+func parse(spec string, in int) (*Network, error) {
 	if in < 1 {
 		return nil, fmt.Errorf("model %q: input dimension must be ≥ 1, got %d", spec, in)
 	}

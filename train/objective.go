@@ -151,6 +151,12 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 	qmin := math.Inf(1)
 	for n := 0; n < d.N; n++ {
 		sc := ev.Scores[n*k : (n+1)*k]
+		for _, v := range sc {
+			// ReLU maps NaN to 0, so an overflow can surface only here.
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: model output of sample %d is %v (diverged)", ErrNonFinite, n+1, v)
+			}
+		}
 		ll := o.Loss.LogLoss(sc, d.Y[n])
 		if math.IsNaN(ll) || math.IsInf(ll, 1) {
 			return nil, fmt.Errorf("%w: log-loss of sample %d is %v (scores %v)", ErrNonFinite, n+1, ll, sc)
