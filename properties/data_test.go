@@ -1,0 +1,65 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
+	"gonum.org/v1/gonum/floats"
+)
+
+// TestGenDataSeparable: a separable dataset is classified correctly by its
+// teacher with the margin asked for, and has the requested shape.
+func TestGenDataSeparable(t *testing.T) {
+	params := gopter.DefaultTestParametersWithSeed(testSeed(t))
+	props := gopter.NewProperties(params)
+	props.Property("teacher separates its data", prop.ForAll(func(c DataCase) bool {
+		d, m, theta, err := c.Build()
+		if err != nil {
+			t.Log(err)
+			return false
+		}
+		if d.Validate() != nil || d.N != c.n() || m.In() != d.D {
+			return false
+		}
+		out := m.Forward(m.NewWorkspace(d.N), theta, d.X, d.N)
+		k := m.Out()
+		for i := 0; i < d.N; i++ {
+			mg, label := teacherMargin(out[i*k : (i+1)*k])
+			if label != d.Y[i] || mg <= 0 {
+				return false
+			}
+			if n := floats.Norm(d.Row(i), 2); n < 1-1e-12 || n > 1+1e-12 {
+				return false
+			}
+		}
+		if c.classes() == 2 {
+			return d.ValidateBinary() == nil
+		}
+		return d.ValidateClasses(c.classes()) == nil
+	}, GenData(true)))
+	props.TestingRun(t)
+}
+
+// TestGenDataNoisy: noisy datasets disagree with their teacher somewhere
+// (for all but tiny samples).
+func TestGenDataNoisy(t *testing.T) {
+	flipped := 0
+	cases := Sample(GenData(false), 3, 50)
+	for _, c := range cases {
+		dc := c.(DataCase)
+		d, m, theta, err := dc.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Forward(m.NewWorkspace(d.N), theta, d.X, d.N)
+		for i := 0; i < d.N; i++ {
+			if _, label := teacherMargin(out[i*m.Out() : (i+1)*m.Out()]); label != d.Y[i] {
+				flipped++
+			}
+		}
+	}
+	if flipped == 0 {
+		t.Fatal("no noisy dataset flipped a label")
+	}
+}
