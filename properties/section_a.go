@@ -24,6 +24,12 @@ func pointCase(a ArchCase, declared func(Built) float64) (theorems.PointCase, er
 	return c, nil
 }
 
+// drops names the hypothesis a negative control breaks (for verify --hunt).
+func drops(key string, p Property) Property {
+	p.Drops = key
+	return p
+}
+
 func derived(Built) float64          { return 0 }
 func biasFreeDegree(b Built) float64 { return b.Degree }
 func degreePlusOne(b Built) float64  { return b.Degree + 1 }
@@ -61,37 +67,37 @@ func init() {
 	register(Entry{Info: theorems.Info{ID: "LL-B2a"},
 		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.Homogeneity)},
 		Controls: []Property{
-			scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.Homogeneity),
-			scaledProperty("bias term, L derived", WithBias, derived, theorems.Homogeneity),
+			drops("bias", scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.Homogeneity)),
+			drops("bias-derived", scaledProperty("bias term, L derived", WithBias, derived, theorems.Homogeneity)),
 		},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-B2b"},
 		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.GradientHomogeneity)},
 		Controls: []Property{
-			scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.GradientHomogeneity),
-			scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.GradientHomogeneity),
+			drops("activation", scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.GradientHomogeneity)),
+			drops("activation-derived", scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.GradientHomogeneity)),
 		},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-B3"},
 		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.EulerIdentity)},
 		Controls: []Property{
-			pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.EulerIdentity),
-			pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.EulerIdentity),
-			pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity),
-			pointProperty("bias term, L derived", WithBias, derived, theorems.EulerIdentity),
+			drops("bias", pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.EulerIdentity)),
+			drops("activation", pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.EulerIdentity)),
+			drops("degree", pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity)),
+			drops("bias-derived", pointProperty("bias term, L derived", WithBias, derived, theorems.EulerIdentity)),
 		},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-B3m"},
 		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
 		Controls: []Property{
-			{Name: "bias term, bias-free block degrees declared", Gen: GenArch(WithBias), Check: func(x any) theorems.Verdict {
+			{Name: "bias term, bias-free block degrees declared", Drops: "bias", Gen: GenArch(WithBias), Check: func(x any) theorems.Verdict {
 				b, err := x.(ArchCase).Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: b.Blocks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
-			{Name: "wrong block degree (k₁+1, k₂−1)", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
+			{Name: "wrong block degree (k₁+1, k₂−1)", Drops: "degree", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
 				b, err := x.(ArchCase).Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -106,7 +112,7 @@ func init() {
 				}
 				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: ks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
-			pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.MultiHomogeneity),
+			drops("activation-derived", pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.MultiHomogeneity)),
 		},
 	})
 	register(Entry{Info: theorems.Info{ID: "ENG-grad"},
@@ -128,9 +134,9 @@ func init() {
 			}),
 		},
 		Controls: []Property{
-			{Name: "wrong backward pass (first block's gradient in reversed layout)", Gen: GenArch(Homogeneous), Check: func(x any) theorems.Verdict {
+			// A one-entry first block reads the same reversed: inputs of ≥ 2 dimensions.
+			{Name: "wrong backward pass (first block's gradient in reversed layout)", Drops: "backward", Gen: GenArch(Homogeneous).SuchThat(func(a ArchCase) bool { return a.In >= 2 }), Check: func(x any) theorems.Verdict {
 				a := x.(ArchCase)
-				a.In = max(a.In, 2) // a one-entry first block reads the same reversed
 				c, err := pointCase(a, derived)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -148,13 +154,13 @@ func init() {
 			}
 			return theorems.RadialIdentity(obj, b.Theta, 0)
 		})},
-		Controls: []Property{lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
+		Controls: []Property{drops("bias", lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
 			obj, b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
 			return theorems.RadialIdentity(obj, b.Theta, b.Degree)
-		})},
+		}))},
 	})
 }
 

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -13,7 +14,11 @@ import (
 
 // Property is a generator of cases and the check applied to each.
 type Property struct {
-	Name  string
+	Name string
+	// Drops names, for a negative control, the hypothesis it breaks (a
+	// short key such as "bias", "homogeneity", "degree"): `verify --hunt ID
+	// --drop KEY` searches its cases for a counterexample.
+	Drops string
 	Gen   gopter.Gen
 	Check func(c any) theorems.Verdict
 }
@@ -29,6 +34,9 @@ type Entry struct {
 	Controls []Property
 	// Cases is the number of cases per property at the quick budget.
 	Cases int
+	// Figures, when set, draws the entry's own evidence (trajectories,
+	// scaling plots) for the report.
+	Figures func(seed int64, b Budget) []theorems.Figure
 }
 
 // Budget scales the number of cases (and, for asymptotic checks, the run
@@ -146,28 +154,54 @@ func Sample(g gopter.Gen, seed int64, n int) []any {
 	return out
 }
 
-// RunProperty checks n cases of p drawn from seed.
-func RunProperty(id string, p Property, seed int64, n int) theorems.Summary {
+// RunProperty checks n cases of p drawn from seed; it stops early (and
+// reports false) when ctx is done.
+func RunProperty(ctx context.Context, id string, p Property, seed int64, n int) (theorems.Summary, bool) {
 	s := theorems.Summary{ID: id}
 	for _, c := range Sample(p.Gen, seed, n) {
+		if ctx.Err() != nil {
+			return s, false
+		}
 		s.Add(p.Check(c), fmt.Sprint(c))
 	}
-	return s
+	return s, true
+}
+
+// RunOptions say how to run an entry.
+type RunOptions struct {
+	Seed   int64
+	Budget Budget
+	// Figures asks for the entry's own figures.
+	Figures bool
 }
 
 // Run checks the entry's claims and controls at a budget.
 func (e Entry) Run(seed int64, b Budget) theorems.Result {
+	return e.RunContext(context.Background(), RunOptions{Seed: seed, Budget: b})
+}
+
+// RunContext checks the entry's claims and controls; when ctx is done it
+// returns what finished, marked Interrupted.
+func (e Entry) RunContext(ctx context.Context, o RunOptions) theorems.Result {
 	r := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
-	n := e.cases(b)
+	n := e.cases(o.Budget)
 	for i, p := range e.Claims {
-		s := RunProperty(e.ID, p, seed+int64(i), n)
+		s, ok := RunProperty(ctx, e.ID, p, o.Seed+int64(i), n)
 		merge(&r.Claims, s)
+		if !ok {
+			r.Interrupted = true
+			return r
+		}
 	}
 	for i, p := range e.Controls {
 		r.Controls++
-		cases := Sample(p.Gen, seed+int64(1000+i), max(n/4, 10))
+		cases := Sample(p.Gen, o.Seed+int64(1000+i), max(n/4, 10))
 		missed := ""
 		for _, c := range cases {
+			if ctx.Err() != nil {
+				r.Interrupted = true
+				return r
+			}
 			if v := p.Check(c); !Caught(v) {
 				missed = fmt.Sprintf("%s: %v gave %s", p.Name, c, v)
 				break
@@ -178,6 +212,9 @@ func (e Entry) Run(seed int64, b Budget) theorems.Result {
 		} else if r.ControlMissed == "" {
 			r.ControlMissed = missed
 		}
+	}
+	if o.Figures && e.Figures != nil && ctx.Err() == nil {
+		r.Figures = e.Figures(o.Seed, o.Budget)
 	}
 	return r
 }
@@ -193,6 +230,7 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 		dst.Worst, dst.WorstCase = s.Worst, s.WorstCase
 	}
 	dst.Cases += s.Cases
+	dst.Values = append(dst.Values, s.Values...)
 	dst.Holds += s.Holds
 	dst.Violated += s.Violated
 	dst.Inconclusive += s.Inconclusive

@@ -49,6 +49,11 @@ type Entry struct {
 	Controls         int      `json:"controls"`
 	ControlsCaught   int      `json:"controls_caught"`
 	ControlMissed    string   `json:"control_missed,omitempty"`
+	// Figures lists the entry's figure files (relative to the report
+	// directory) when the report was written with --report.
+	Figures []string `json:"figures,omitempty"`
+	// Interrupted marks an entry stopped by Ctrl-C before its cases ran.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // MarshalJSON writes the totals with snake_case keys.
@@ -75,7 +80,7 @@ func NewDocument(seed int64, budget string, rs []theorems.Result) Document {
 			ID: r.ID, Section: r.Section, Source: r.Source, Claim: r.Info.Claim, Status: r.Status().String(),
 			Cases: s.Cases, Holds: s.Holds, Violated: s.Violated, Inconclusive: s.Inconclusive, AssumptionFailed: s.AssumptionFailed,
 			Statistic: finite(s.Worst.Statistic), Bound: finite(s.Worst.Bound), Detail: s.Worst.Detail, WorstCase: s.WorstCase,
-			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed,
+			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed, Interrupted: r.Interrupted,
 		})
 	}
 	return d

@@ -11,6 +11,9 @@ type Summary struct {
 	// WorstCase describes the case that gave Worst (a spec and seed that
 	// reproduce it).
 	WorstCase string
+	// Values holds every case's statistic in case order (NaN when the case
+	// did not compute one), for plots of the evidence.
+	Values []float64
 }
 
 // Add counts v for the case described by c.
@@ -19,6 +22,7 @@ func (s *Summary) Add(v Verdict, c string) {
 		s.Worst, s.WorstCase = v, c
 	}
 	s.Cases++
+	s.Values = append(s.Values, v.Statistic)
 	switch v.Status {
 	case Holds:
 		s.Holds++
@@ -64,12 +68,20 @@ type Result struct {
 	// ControlMissed describes the first case a control did not catch.
 	Controls, ControlsCaught int
 	ControlMissed            string
+	// Figures are the entry's own plots (trajectories, scaling), when asked for.
+	Figures []Figure
+	// Interrupted reports a run stopped before all cases ran; its status is
+	// not reported.
+	Interrupted bool
 }
 
 // Status is the entry's status: the claim's, except that a negative control
 // that was not caught makes a holding claim inconclusive (a check that
 // cannot fail has not shown anything).
 func (r Result) Status() Status {
+	if r.Interrupted {
+		return Inconclusive
+	}
 	s := r.Claims.Status()
 	if s == Holds && r.ControlsCaught < r.Controls {
 		return Inconclusive

@@ -3,7 +3,9 @@
 //
 // Usage:
 //
-//	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json]
+//	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
+//	implicitbias verify --hunt ID --drop HYPOTHESIS
+//	implicitbias merge FILE.json…
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
 //	implicitbias help [COMMAND]
 //
@@ -42,6 +44,7 @@ func init() {
 	commands = []command{
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
+		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
 	}
 }
 

@@ -1,17 +1,25 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
-const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json]
+const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
+implicitbias verify --hunt ID --drop HYPOTHESIS [--seed N]
 
 Runs every registered catalog check on cases generated from the seed and
 prints a table: ID, source, claim, cases, status, the worst statistic against
@@ -21,10 +29,23 @@ its bound, and how many negative controls the check caught.
   --seed N       seed of the generated cases (default 1); the same seed gives the same output
   --budget B     quick (default), standard (4× cases) or long (20× cases, long runs)
   --json         print the results as JSON (schema: package report, Document)
+  --report DIR   also write DIR/index.html, DIR/report.md, DIR/report.json and the
+                 figures (PNG and SVG) under DIR/figures
+  --shard I/N    run only the entries with index ≡ I (mod N) of the selection
+                 (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON
+  --hunt ID      search the cases of one of ID's negative controls for a
+                 counterexample to the claim, shrink it and print it
+  --drop H       the hypothesis the hunt drops (a control's key; an unknown key
+                 lists the entry's keys)
 
+On a terminal, a progress line is shown on stderr. Ctrl-C stops the run and
+still writes the entries that finished (exit status 130).
 Exit status: 0 if nothing is violated, 1 if something is, 2 for bad input.
-An inconclusive entry is shown and counted, never as a pass.
+An inconclusive entry is shown and counted, never as a pass. A hunt exits 0
+when it found a counterexample and 1 when it did not.
 `
+
+const exitInterrupted = 130
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
@@ -32,6 +53,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 1, "")
 	budgetName := fs.String("budget", "quick", "")
 	asJSON := fs.Bool("json", false, "")
+	reportDir := fs.String("report", "", "")
+	shardSpec := fs.String("shard", "", "")
+	hunt := fs.String("hunt", "", "")
+	drop := fs.String("drop", "", "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -39,17 +64,57 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	if *hunt != "" || *drop != "" {
+		return runHunt(*hunt, *drop, *seed, budget, stdout, stderr)
+	}
 	entries, err := properties.Select(*only)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	results := runEntries(entries, *seed, budget)
+	if *shardSpec != "" {
+		i, n, err := parseShard(*shardSpec)
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		var mine []properties.Entry
+		for k, e := range entries {
+			if k%n == i {
+				mine = append(mine, e)
+			}
+		}
+		entries = mine
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	prog := newProgress(stderr, len(entries))
+	results := runEntries(ctx, entries, properties.RunOptions{Seed: *seed, Budget: budget, Figures: *reportDir != ""}, prog)
+	prog.done()
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		// Keep what finished; drop entries that never started.
+		var kept []theorems.Result
+		for _, r := range results {
+			if r.ID != "" && !r.Interrupted {
+				kept = append(kept, r)
+			}
+		}
+		results = kept
+	}
+	if *reportDir != "" {
+		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results); err != nil {
+			return fail(stderr, "verify", err)
+		}
+	}
 	if *asJSON {
 		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results)); err != nil {
 			return fail(stderr, "verify", err)
 		}
 	} else if err := report.WriteTable(stdout, results); err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "implicitbias verify: interrupted; %d of %d entries finished\n", len(results), len(entries))
+		return exitInterrupted
 	}
 	for _, r := range results {
 		if r.Status() == theorems.Violated {
@@ -59,9 +124,23 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N with 0 ≤ I < N", s)
+	}
+	return i, n, nil
+}
+
 // runEntries runs the entries concurrently (each is deterministic for its
 // seed) and returns the results in the entries' order.
-func runEntries(entries []properties.Entry, seed int64, b properties.Budget) []theorems.Result {
+func runEntries(ctx context.Context, entries []properties.Entry, o properties.RunOptions, prog *progress) []theorems.Result {
 	results := make([]theorems.Result, len(entries))
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -70,14 +149,73 @@ func runEntries(entries []properties.Entry, seed int64, b properties.Budget) []t
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = entries[i].Run(seed, b)
+				prog.start(entries[i].ID)
+				results[i] = entries[i].RunContext(ctx, o)
+				prog.finish(entries[i].ID)
 			}
 		}()
 	}
+feed:
 	for i := range entries {
-		work <- i
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
 	}
 	close(work)
 	wg.Wait()
 	return results
+}
+
+// progress shows "verify: k/n done, running A B" on a terminal.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	total   int
+	done_   int
+	running []string
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+func (p *progress) start(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running = append(p.running, id)
+	p.draw()
+}
+
+func (p *progress) finish(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, r := range p.running {
+		if r == id {
+			p.running = append(p.running[:i], p.running[i+1:]...)
+			break
+		}
+	}
+	p.done_++
+	p.draw()
+}
+
+func (p *progress) draw() {
+	if p.on {
+		fmt.Fprintf(p.w, "\r\033[Kverify: %d/%d done, running %s", p.done_, p.total, strings.Join(p.running, " "))
+	}
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/prop"
+
+	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// runHunt searches the cases of the control of entry id that drops the
+// hypothesis key for a case where the claim's check does not hold, lets
+// gopter shrink it, and prints it with a command that reproduces the search.
+func runHunt(id, key string, seed int64, b properties.Budget, stdout, stderr io.Writer) int {
+	if id == "" || key == "" {
+		return fail(stderr, "verify", fmt.Errorf("--hunt ID and --drop HYPOTHESIS go together"))
+	}
+	entries, err := properties.Select(id)
+	if err != nil {
+		return fail(stderr, "verify", err)
+	}
+	if len(entries) != 1 || entries[0].ID != id {
+		return fail(stderr, "verify", fmt.Errorf("--hunt needs one catalog ID, got %q", id))
+	}
+	e := entries[0]
+	var keys []string
+	var ctl *properties.Property
+	for i, c := range e.Controls {
+		if c.Drops == "" {
+			continue
+		}
+		keys = append(keys, c.Drops)
+		if c.Drops == key && ctl == nil {
+			ctl = &e.Controls[i]
+		}
+	}
+	if ctl == nil {
+		return fail(stderr, "verify", fmt.Errorf("%s has no control dropping %q (its keys: %s)", id, key, strings.Join(keys, ", ")))
+	}
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = []int{200, 1000, 5000}[b]
+	props := gopter.NewProperties(params)
+	var found theorems.Verdict
+	props.Property(fmt.Sprintf("%s without %q (%s)", id, key, ctl.Name), prop.ForAll(func(c any) *gopter.PropResult {
+		v := ctl.Check(c)
+		if properties.Caught(v) {
+			found = v
+			return gopter.NewPropResult(false, v.String())
+		}
+		return gopter.NewPropResult(true, "")
+	}, ctl.Gen))
+	fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Name)
+	ok := props.Run(gopter.NewFormatedReporter(true, 100, stdout))
+	if ok {
+		fmt.Fprintf(stdout, "No counterexample in %d cases: the claim survived dropping %q here.\n", params.MinSuccessfulTests, key)
+		return exitViolated
+	}
+	fmt.Fprintf(stdout, "\nThe shrunk case above (ARG_0) breaks %s once %q is dropped: %s.\n", id, key, found.Status)
+	fmt.Fprintf(stdout, "Reproduce: implicitbias verify --hunt %s --drop %s --seed %d\n", id, key, seed)
+	return exitOK
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// FileStem turns an entry ID and a figure name into a file-name stem:
+// "ZD-T4/L5", "gap" → "ZD-T4_L5-gap".
+func FileStem(id, name string) string {
+	r := strings.NewReplacer("/", "_", ".", "_", " ", "_")
+	return r.Replace(id) + "-" + r.Replace(name)
+}
+
+// StatisticsFigure is the evidence every entry has: each case's statistic
+// against the entry's bound, on a log scale. Statistics of 0 are drawn at
+// 1e-17, below double precision's resolution of 1.
+func StatisticsFigure(r theorems.Result) (theorems.Figure, bool) {
+	var x, y []float64
+	for i, v := range r.Claims.Values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		x = append(x, float64(i+1))
+		y = append(y, math.Log10(math.Max(v, 1e-17)))
+	}
+	if len(x) == 0 {
+		return theorems.Figure{}, false
+	}
+	f := theorems.Figure{
+		Name:   "statistics",
+		Title:  fmt.Sprintf("%s: statistic per case", r.ID),
+		XLabel: "case",
+		YLabel: "log10 statistic",
+		Series: []theorems.Series{{Name: "cases", X: x, Y: y, Points: true}},
+	}
+	if b := r.Claims.Worst.Bound; b > 0 && !math.IsInf(b, 0) {
+		f.Lines = append(f.Lines, theorems.Line{Name: fmt.Sprintf("bound %.2g", b), Y: math.Log10(b)})
+	}
+	return f, true
+}
+
+// seriesColor cycles through gonum's soft palette starting with blue, so
+// that red stays for bounds.
+func seriesColor(i int) color.Color {
+	order := []int{2, 3, 1, 4, 5, 6}
+	return plotutil.Color(order[i%len(order)])
+}
+
+// SaveFigure draws f into dir as stem.png and stem.svg and returns the two
+// file names (relative to dir). Non-finite points are left out.
+func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for i, s := range f.Series {
+		var pts plotter.XYs
+		for j := range s.X {
+			if j < len(s.Y) && finite(s.X[j]) != nil && finite(s.Y[j]) != nil {
+				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		c := seriesColor(i)
+		if s.Points {
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle.Color = c
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			sc.GlyphStyle.Radius = vg.Points(2)
+			p.Add(sc)
+			p.Legend.Add(s.Name, sc)
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = c
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s.Name, l)
+	}
+	if math.IsInf(xmin, 0) {
+		xmin, xmax = 0, 1
+	}
+	// Headroom above the data and the lines, so the legend covers neither.
+	ymax := p.Y.Max
+	for _, ln := range f.Lines {
+		if finite(ln.Y) != nil {
+			ymax = math.Max(ymax, ln.Y)
+		}
+	}
+	if ymin := math.Min(p.Y.Min, ymax); ymax > ymin {
+		p.Y.Max = ymax + 0.15*(ymax-ymin)
+	}
+	for _, ln := range f.Lines {
+		if finite(ln.Y) == nil {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: ln.Y}, {X: xmax, Y: ln.Y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = color.RGBA{R: 200, A: 255}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(ln.Name, l)
+	}
+	var files []string
+	for _, ext := range []string{".png", ".svg"} {
+		name := stem + ext
+		if err := p.Save(7*vg.Inch, 4*vg.Inch, filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("saving %s: %v", name, err)
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}

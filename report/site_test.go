@@ -1,0 +1,125 @@
+package report
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+func siteResults() []theorems.Result {
+	rs := results()
+	rs[0].Figures = []theorems.Figure{{
+		Name: "curve", Title: "a curve", XLabel: "x", YLabel: "y",
+		Series: []theorems.Series{{Name: "s", X: []float64{1, 2, 3}, Y: []float64{1, 4, 9}}, {Name: "nan", X: []float64{1}, Y: []float64{nan()}}},
+		Lines:  []theorems.Line{{Name: "bound", Y: 5}},
+	}}
+	return rs
+}
+
+func nan() float64 { z := 0.0; return z / z }
+
+// TestWriteSite: every link and image of the HTML page and the Markdown
+// file exists and is not empty.
+func TestWriteSite(t *testing.T) {
+	dir := t.TempDir()
+	doc, err := WriteSite(dir, 1, "quick", siteResults())
+	require.NoError(t, err)
+	html, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	require.NoError(t, err)
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	links := regexp.MustCompile(`(?:src|href)="([^"#][^"]*)"`).FindAllStringSubmatch(string(html), -1)
+	links = append(links, regexp.MustCompile(`\]\(([^)]+)\)`).FindAllStringSubmatch(string(md), -1)...)
+	require.NotEmpty(t, links)
+	for _, l := range links {
+		st, err := os.Stat(filepath.Join(dir, l[1]))
+		require.NoError(t, err, l[1])
+		assert.Positive(t, st.Size(), l[1])
+	}
+	assert.Contains(t, string(html), "LL-B3")
+	assert.Contains(t, string(md), "| LL-B3 |")
+	// The statistics figure of each entry with values, plus LL-B3's own curve.
+	assert.Len(t, doc.Entries[0].Figures, 4)
+	_, err = os.Stat(filepath.Join(dir, "report.json"))
+	assert.NoError(t, err)
+}
+
+// TestSiteInChromium opens the report in headless Chromium (Debian's
+// chromium; .ci/run installs it when it can) and asserts that the page
+// renders and that no image failed to load: every <img> marks itself
+// data-broken when it does.
+func TestSiteInChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	_, err = WriteSite(dir, 1, "quick", siteResults())
+	require.NoError(t, err)
+	page := "file://" + filepath.Join(dir, "index.html")
+	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}
+	dom, err := exec.Command(bin, append(flags, "--dump-dom", page)...).Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(dom), "<table>")
+	assert.Equal(t, 2, strings.Count(string(dom), "<img "))
+	assert.NotContains(t, string(dom), `data-broken="true"`)
+	shot := filepath.Join(dir, "shot.png")
+	require.NoError(t, exec.Command(bin, append(flags, "--screenshot="+shot, "--window-size=1200,1600", page)...).Run())
+	st, err := os.Stat(shot)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(10000))
+}
+
+// TestSiteInChromiumSeesBrokenImage is the browser test's negative
+// control: a missing figure must be seen.
+func TestSiteInChromiumSeesBrokenImage(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed")
+	}
+	dir := t.TempDir()
+	doc, err := WriteSite(dir, 1, "quick", siteResults())
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, doc.Entries[0].Figures[0])))
+	dom, err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(dir, "index.html")).Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(dom), `data-broken="true"`)
+}
+
+func TestMerge(t *testing.T) {
+	rs := results()
+	all := NewDocument(1, "quick", rs)
+	a := NewDocument(1, "quick", rs[1:])
+	b := NewDocument(1, "quick", rs[:1])
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, all, m)
+	_, err = Merge(a, a)
+	assert.ErrorContains(t, err, "appears in two documents")
+	_, err = Merge(a, NewDocument(2, "quick", rs[:1]))
+	assert.ErrorContains(t, err, "not shards of one run")
+	_, err = Merge()
+	assert.Error(t, err)
+}
+
+func TestReadJSON(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteJSON(&b, NewDocument(1, "quick", results())))
+	d, err := ReadJSON(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	assert.Equal(t, NewDocument(1, "quick", results()).Totals, d.Totals)
+	_, err = ReadJSON(strings.NewReader(`{"schema_version": 9}`))
+	assert.ErrorContains(t, err, "schema version 9")
+	_, err = ReadJSON(strings.NewReader(`[1,2]`))
+	assert.ErrorContains(t, err, "not a verify JSON document")
+}
