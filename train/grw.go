@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -254,6 +255,9 @@ const (
 	DefaultCVaRAlpha    = 0.5
 )
 
+// ErrUnknownWeighting reports a scheme name ParseWeighting does not know.
+var ErrUnknownWeighting = errors.New("unknown weighting")
+
 // WeightingNames lists the scheme names ParseWeighting accepts.
 var WeightingNames = []string{"erm", "iw", "gdro[:ν]", "chi2[:ρ]", "cvar[:α]"}
 
@@ -295,7 +299,7 @@ func ParseWeighting(spec string, groups []int) (Weighting, error) {
 		}
 		return NewCVaRDRO(param)
 	}
-	return nil, fmt.Errorf("unknown weighting %q (want one of %s)", spec, strings.Join(WeightingNames, ", "))
+	return nil, fmt.Errorf("%w %q (want one of %s)", ErrUnknownWeighting, spec, strings.Join(WeightingNames, ", "))
 }
 
 // Resetter is implemented by optimizers with state (momentum, Adam's
