@@ -216,13 +216,17 @@ func GenRegularized(large, centerAtZero bool) gopter.Gen {
 // first of digit B (A ≠ B) from the embedded digits.
 type DigitPair struct{ A, B int }
 
-// GenDigitPair generates digit pairs; the reference pair (0, 1) of
-// digits6.json is always among the first.
+// GenDigitPair generates pairs of different digits.
 func GenDigitPair() gopter.Gen {
 	return gen.Struct(reflect.TypeOf(DigitPair{}), map[string]gopter.Gen{
 		"A": gen.IntRange(0, 9),
-		"B": gen.IntRange(0, 9),
-	}).SuchThat(func(p DigitPair) bool { return p.A != p.B })
+		"B": gen.IntRange(0, 8),
+	}).Map(func(p DigitPair) DigitPair {
+		if p.B >= p.A {
+			p.B++ // B ranges over the nine digits other than A
+		}
+		return p
+	})
 }
 
 // Fig1Row is one line of the Fig. 1 reproduction.
@@ -341,8 +345,11 @@ func init() {
 			{Name: "quadratics, ηL ∈ [2.2, 3]", Gen: GenConvex(2.2, 3, true, false), Check: convexCheck},
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 6,
-		Claims:   []Property{fig1Property("ERM, IW, Group DRO on six digits (GD)", OptGD, GenDigitPair())},
+	register(Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 4,
+		Claims: []Property{
+			fig1Property("ERM, IW, Group DRO on the six digits of digits6.json (GD)", OptGD, gen.Const(DigitPair{0, 1})),
+			fig1Property("ERM, IW, Group DRO on five images of one digit, one of another (GD)", OptGD, GenDigitPair()),
+		},
 		Controls: []Property{fig1Property("the same with Adam", OptAdam, gen.Const(DigitPair{0, 1}))},
 	})
 	register(Entry{Info: theorems.Info{ID: "ZD-GDRO"}, Cases: 50,
