@@ -120,7 +120,7 @@ func (o *Objective) SetWeights(w []float64) error {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
 		}
-		o.logW[i] = math.Log(v)
+		o.logW[i] = numerics.Log(v) // math.Log is wrong for subnormal v on amd64
 	}
 	o.cacheOK = false
 	return nil

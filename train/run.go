@@ -32,6 +32,9 @@ type Record struct {
 	Separated bool
 	// Theta is a copy of θ at this step when Config.KeepTheta is set.
 	Theta []float64
+	// Weights is a copy of the GRW weights q^{(t)} of this step when
+	// Config.KeepWeights is set (and a Weighting is).
+	Weights []float64
 }
 
 // Trajectory is what a run recorded.
@@ -41,6 +44,10 @@ type Trajectory struct {
 	Records                []Record
 	Theta                  []float64 // final θ
 	Steps                  int       // steps taken
+	// Weighting names the GRW scheme and Weights holds its final q (nil
+	// without a scheme).
+	Weighting string
+	Weights   []float64
 }
 
 // Final returns the last record.
@@ -58,6 +65,12 @@ type Config struct {
 	// Observe, when set, is called at every recorded step with θ and its
 	// evaluation (valid only during the call); an error ends the run.
 	Observe func(r *Record, theta []float64, ev *Eval) error
+	// Weighting, when set, is a GRW scheme that reweights the objective at
+	// every step from the losses at θ_t (see Weighting); the objective's
+	// own weights are then overwritten. KeepWeights stores q^{(t)} in every
+	// record.
+	Weighting   Weighting
+	KeepWeights bool
 }
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
@@ -81,9 +94,16 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		L = deg.Order
 	}
 	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt.Name(), Degree: L}
+	q, err := startRun(obj, opt, len(theta), &cfg, tr)
+	if err != nil {
+		return nil, err
+	}
 	logT := math.Inf(-1)
 	for t := 0; ; t++ {
-		ev, err := obj.Evaluate(theta, t < cfg.Steps)
+		ev, err := obj.Evaluate(theta, t < cfg.Steps && q == nil)
+		if err == nil && q != nil {
+			ev, err = reweightStep(obj, cfg.Weighting, t, q, t < cfg.Steps)
+		}
 		if err != nil {
 			return tr, fmt.Errorf("step %d: %w", t, err)
 		}
@@ -92,6 +112,9 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			rec := Measure(obj, theta, ev, t, logT)
 			if cfg.KeepTheta {
 				rec.Theta = append([]float64(nil), theta...)
+			}
+			if cfg.KeepWeights && q != nil {
+				rec.Weights = append([]float64(nil), q...)
 			}
 			if cfg.Observe != nil {
 				if err := cfg.Observe(&rec, theta, ev); err != nil {
@@ -116,6 +139,9 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		logT = numerics.LogAddExp(logT, logEta)
 	}
 	tr.Theta = append([]float64(nil), theta...)
+	if q != nil {
+		tr.Weights = append([]float64(nil), q...)
+	}
 	return tr, nil
 }
 

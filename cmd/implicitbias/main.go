@@ -7,6 +7,7 @@
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
@@ -45,6 +46,7 @@ func init() {
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
+		{"interpolate", "the interpolator (or L2-regularized solution) GRW training converges to", interpolateUsage, runInterpolate},
 	}
 }
 
@@ -86,7 +88,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "implicitbias checks the theorems on the implicit bias of gradient descent against its own engine.")
 	fmt.Fprintln(stdout, "\nCommands:")
 	for _, c := range commands {
-		fmt.Fprintf(stdout, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(stdout, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(stdout, "\nRun 'implicitbias help COMMAND' for a command's flags. Without a command, implicitbias runs verify.")
 	return exitOK

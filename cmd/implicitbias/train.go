@@ -17,24 +17,34 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd|momentum|adam] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
 
 Trains a model by full-batch gradient descent on a CSV dataset (one sample per
 line, the label first, then the features; a non-numeric first line is a
 header) and prints one JSON object with the final state: steps, log_loss
 (natural log of the summed loss), norm (‖θ‖), degree (L, null if the model is
 not homogeneous), normalized_margin (q_min/ρ^L), smoothed_margin
-(g(log 1/𝓛)/ρ^L), theta.
+(g(log 1/𝓛)/ρ^L), theta; with --weights also weighting and weights (the
+final GRW weights q, summing to 1).
 
   --data FILE    CSV dataset (required)
   --model SPEC   model spec (default linear); grammar below
   --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly
-  --opt O        gd (default)
+  --opt O        gd (default), momentum (heavy ball, β = 0.9), adam (Kingma & Ba defaults)
   --lr η         step size > 0 (default 0.1)
   --steps N      steps ≥ 0 (default 1000)
   --seed S       seed of θ₀ (default 1)
   --record K     record every K-th step in the trace (default 1)
   --trace FILE   write the recorded steps as CSV
+  --weights W    generalized reweighting (ZD §3): the objective at step t is
+                 Σ q_i^{(t)} ℓ_i with q^{(t)} set from the losses at θ_t by
+                 erm (1/n), iw (1/(K n_k)), gdro[:ν] (Group DRO, ν = 0.1),
+                 chi2[:ρ] (χ²-DRO, ρ = 1), cvar[:α] (CVaR-DRO, α = 0.5), or
+                 file:PATH (static weights, one positive number per line,
+                 normalized to sum 1). Default: none (the plain sum).
+  --groups FILE  group of each sample for iw and gdro, one integer ≥ 0 per
+                 line (default: one group per distinct label)
+  --l2 μ         add (μ/2)‖θ − θ₀‖², θ₀ the initialization (ZD eq. 13)
 
 Model specs:
 `
@@ -50,6 +60,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "")
 	record := fs.Int("record", 1, "")
 	tracePath := fs.String("trace", "", "")
+	weightsSpec := fs.String("weights", "", "")
+	groupsPath := fs.String("groups", "", "")
+	l2 := fs.Float64("l2", 0, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -82,9 +95,19 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
+	weighting, err := trainWeighting(*weightsSpec, *groupsPath, data)
+	if err != nil {
+		return fail(stderr, "train", err)
+	}
 	theta := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(*seed, 0)), theta)
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record})
+	if *l2 != 0 {
+		if !(*l2 > 0) || math.IsInf(*l2, 0) {
+			return fail(stderr, "train", fmt.Errorf("--l2 must be a finite number ≥ 0, got %v", *l2))
+		}
+		obj.Reg = train.L2{Mu: *l2, Theta0: append([]float64(nil), theta...)}
+	}
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, Weighting: weighting})
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
@@ -100,6 +123,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		"degree": num(tr.Degree), "q_min": num(fin.QMin),
 		"normalized_margin": num(fin.NormalizedMargin), "smoothed_margin": num(fin.SmoothedMargin),
 		"separated": fin.Separated, "theta": tr.Theta,
+	}
+	if weighting != nil {
+		out["weighting"], out["weights"] = tr.Weighting, tr.Weights
 	}
 	enc := json.NewEncoder(stdout)
 	if err := enc.Encode(out); err != nil {

@@ -1,0 +1,438 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// GRW schemes of the generated cases (ZD §3). The schedules are the random
+// dynamic GRWs: A1 satisfies Assumption 1 (q^{(t)} → q, min q > 0), A3
+// only Assumption 3 (liminf q_i > 0, periodic, no limit), and vanishing
+// breaks both (one q_i → 0 geometrically: the negative control of ZD-T2).
+const (
+	SchemeERM = iota
+	SchemeIW
+	SchemeStatic
+	SchemeGroupDRO
+	SchemeChiSquare
+	SchemeCVaR
+	SchemeScheduleA1
+	SchemeScheduleA3
+	numSchemes
+	// SchemeVanishing is not drawn by GenRegression unless asked for.
+	SchemeVanishing = numSchemes
+)
+
+var schemeNames = []string{"erm", "iw", "static", "gdro", "chi2", "cvar", "schedule-A1", "schedule-A3", "vanishing"}
+
+// Optimizers of the generated runs.
+const (
+	OptGD = iota
+	OptMomentum
+	OptAdam
+)
+
+var optNames = []string{"gd", "momentum", "adam"}
+
+// RegressionCase is a generated overparameterized linear regression
+// problem (ZD §4.1): N samples, rows of X random unit vectors in D > N
+// dimensions (independent almost surely), targets y ~ N(0, I), a start θ₀
+// (zero or N(0, I)), K groups, a GRW scheme with its parameter, and an
+// optimizer.
+type RegressionCase struct {
+	N      int // 2…8
+	Ratio  int // d = Ratio·N + Extra, Ratio 2…5
+	Extra  int // 0…3
+	K      int // groups 1…3
+	Zero   bool
+	Scheme int
+	Param  float64 // in [0, 1): mapped to ν, ρ, α, schedule rates
+	Opt    int
+	Seed   uint64
+}
+
+func (c RegressionCase) n() int { return min(max(c.N, 2), 12) }
+func (c RegressionCase) d() int { return max(c.Ratio, 2)*c.n() + c.Extra }
+func (c RegressionCase) k() int { return min(max(c.K, 1), c.n()) }
+
+// String describes the case so that it can be rebuilt.
+func (c RegressionCase) String() string {
+	th0 := "N(0,I)"
+	if c.Zero {
+		th0 = "0"
+	}
+	return fmt.Sprintf("n=%d d=%d K=%d θ₀=%s scheme=%s(%.3g) opt=%s seed=%d", c.n(), c.d(), c.k(), th0, schemeNames[c.Scheme], c.Param, optNames[c.Opt], c.Seed)
+}
+
+// Problem draws the data (groups included) and θ₀.
+func (c RegressionCase) Problem() (*dataset.Dataset, []float64) {
+	n, d := c.n(), c.d()
+	r := rand.New(rand.NewPCG(c.Seed, 21))
+	ds := &dataset.Dataset{N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Groups: make([]int, n)}
+	for i := 0; i < n; i++ {
+		row := ds.Row(i)
+		for {
+			for j := range row {
+				row[j] = r.NormFloat64()
+			}
+			if nrm := floats.Norm(row, 2); nrm > 0 {
+				floats.Scale(1/nrm, row)
+				break
+			}
+		}
+		ds.Y[i] = r.NormFloat64()
+		ds.Groups[i] = i % c.k()
+	}
+	r.Shuffle(n, func(i, j int) { ds.Groups[i], ds.Groups[j] = ds.Groups[j], ds.Groups[i] })
+	theta0 := make([]float64, d)
+	if !c.Zero {
+		for j := range theta0 {
+			theta0[j] = r.NormFloat64()
+		}
+	}
+	return ds, theta0
+}
+
+// Weighting returns the case's GRW scheme for a dataset of n samples.
+func (c RegressionCase) Weighting(n int) (train.Weighting, error) {
+	p := math.Min(math.Max(c.Param, 0), 1)
+	r := rand.New(rand.NewPCG(c.Seed, 22))
+	switch c.Scheme {
+	case SchemeERM:
+		return &train.ERM{}, nil
+	case SchemeIW:
+		return &train.ImportanceWeighting{}, nil
+	case SchemeStatic:
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 0.2 + r.Float64()
+		}
+		return &train.Static{W: w}, nil
+	case SchemeGroupDRO:
+		return train.NewGroupDRO(0.01+p, nil) // ν ∈ [0.01, 1]
+	case SchemeChiSquare:
+		return train.NewChiSquareDRO(math.Pow(10, -1+2*p)) // ρ ∈ [0.1, 10]
+	case SchemeCVaR:
+		return train.NewCVaRDRO(0.2 + 0.8*p) // α ∈ [0.2, 1]
+	case SchemeScheduleA1:
+		return scheduleA1(r, n, p), nil
+	case SchemeScheduleA3:
+		return scheduleA3(r, n, p), nil
+	case SchemeVanishing:
+		return scheduleVanishing(r, n, p), nil
+	}
+	return nil, fmt.Errorf("unknown scheme %d", c.Scheme)
+}
+
+// scheduleA1 is q^{(t)} ∝ q + (q₀ − q)·ρ^t·(1 + cos ωt)/2 with random q,
+// q₀ in [0.2, 1]^n (so every q^{(t)} lies between them) and ρ ∈
+// [0.9, 0.999]: it converges to q/Σq, whose entries are ≥ 0.2/n (ZD
+// Assumption 1).
+func scheduleA1(r *rand.Rand, n int, p float64) *train.Schedule {
+	lim, start := make([]float64, n), make([]float64, n)
+	for i := range lim {
+		lim[i], start[i] = 0.2+0.8*r.Float64(), 0.2+0.8*r.Float64()
+	}
+	rho, omega := 0.9+0.099*p, 0.5*r.Float64()
+	return &train.Schedule{Label: "schedule-A1", At: func(t int, q []float64) {
+		f := math.Pow(rho, float64(t)) * (1 + math.Cos(omega*float64(t))) / 2
+		for i := range q {
+			q[i] = lim[i] + (start[i]-lim[i])*f
+		}
+	}}
+}
+
+// scheduleA3 alternates between two random weight vectors in [0.2, 1]^n
+// with period 2…11: liminf q_i > 0 (ZD Assumption 3) but no limit, so
+// Assumption 1 fails.
+func scheduleA3(r *rand.Rand, n int, p float64) *train.Schedule {
+	a, b := make([]float64, n), make([]float64, n)
+	for i := range a {
+		a[i], b[i] = 0.2+0.8*r.Float64(), 0.2+0.8*r.Float64()
+	}
+	a[0], b[0] = 1, 0.2 // the two vectors differ
+	period := 2 + int(10*p)
+	if period > 11 {
+		period = 11
+	}
+	return &train.Schedule{Label: "schedule-A3", At: func(t int, q []float64) {
+		src := a
+		if (t/period)%2 == 1 {
+			src = b
+		}
+		copy(q, src)
+	}}
+}
+
+// scheduleVanishing sends the weight of one random sample to 0 as c·ρ^t,
+// ρ ∈ [0.5, 0.9], the others fixed in [0.2, 1]: Σ_t q_i^{(t)} < ∞, so
+// sample i is never fitted (breaks Assumptions 1 and 3).
+func scheduleVanishing(r *rand.Rand, n int, p float64) *train.Schedule {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.2 + 0.8*r.Float64()
+	}
+	gone := r.IntN(n)
+	rho := 0.5 + 0.4*p
+	return &train.Schedule{Label: "vanishing", At: func(t int, q []float64) {
+		copy(q, w)
+		q[gone] = w[gone] * math.Pow(rho, float64(t))
+	}}
+}
+
+// GenRegression generates regression cases with the given schemes and
+// optimizers (nil: all schemes, GD and momentum).
+func GenRegression(schemes, opts []int) gopter.Gen {
+	if schemes == nil {
+		schemes = make([]int, numSchemes)
+		for i := range schemes {
+			schemes[i] = i
+		}
+	}
+	if opts == nil {
+		opts = []int{OptGD, OptMomentum}
+	}
+	return gen.Struct(reflect.TypeOf(RegressionCase{}), map[string]gopter.Gen{
+		"N":      gen.IntRange(2, 8),
+		"Ratio":  gen.IntRange(2, 5),
+		"Extra":  gen.IntRange(0, 3),
+		"K":      gen.IntRange(1, 3),
+		"Zero":   gen.Bool(),
+		"Scheme": gen.OneConstOf(anys(schemes)...),
+		"Param":  gen.Float64Range(0, 1),
+		"Opt":    gen.OneConstOf(anys(opts)...),
+		"Seed":   gen.UInt64(),
+	})
+}
+
+func anys(xs []int) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// lambdaMax returns λ_max(XXᵀ) = ‖X‖₂².
+func lambdaMax(ds *dataset.Dataset) float64 {
+	var svd mat.SVD
+	svd.Factorize(mat.NewDense(ds.N, ds.D, ds.X), mat.SVDNone)
+	s := svd.Values(nil)[0]
+	return s * s
+}
+
+// Step sizes of the generated runs. Every GRW weight is ≤ 1, so the
+// weighted objective is L-smooth with L = λ_max(XᵀQX) ≤ λ_max(XXᵀ) (ZD
+// eq. 27): GD with η = 1/λ_max(XXᵀ) is a descent method for every scheme
+// (the "small η" of ZD Thm 2). Heavy ball (β = 0.5) takes half that, so
+// that switching weights cannot excite its oscillation. Adam (the
+// control) takes η = 0.01 and ε = 1e-3 instead of the default 1e-8: its
+// first steps are sign-like (|g| ≫ ε), which moves θ off span{x_i}, and
+// the larger ε damps its late steps so that it does interpolate (within
+// about 1500 steps on the generated cases). With ε = 1e-8 its late steps
+// stay of size ~η and the risk need not reach 0, which would leave ZD-T1's
+// hypothesis unmet instead of testing its conclusion.
+const (
+	momentumBeta = 0.5
+	adamLR       = 0.01
+	adamEpsilon  = 1e-3
+)
+
+func (c RegressionCase) optimizer(ds *dataset.Dataset) (train.Optimizer, error) {
+	lm := lambdaMax(ds)
+	switch c.Opt {
+	case OptGD:
+		return train.NewGD(1 / lm)
+	case OptMomentum:
+		return train.NewMomentum(0.5/lm, momentumBeta)
+	case OptAdam:
+		return train.NewAdam(adamLR, 0, 0, adamEpsilon)
+	}
+	return nil, fmt.Errorf("unknown optimizer %d", c.Opt)
+}
+
+// watched wraps an optimizer and calls after(t, θ_t) after every step; an
+// error from it ends the run.
+type watched struct {
+	train.Optimizer
+	t     int
+	after func(t int, theta []float64) error
+}
+
+func (w *watched) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	le, err := w.Optimizer.Step(obj, theta, ev)
+	w.t++
+	if err == nil && w.after != nil {
+		err = w.after(w.t, theta)
+	}
+	return le, err
+}
+
+func (w *watched) Reset(p int) {
+	if r, ok := w.Optimizer.(train.Resetter); ok {
+		r.Reset(p)
+	}
+	w.t = 0
+}
+
+// errConverged ends a run early: the residual is far enough below what a
+// check can resolve.
+var errConverged = errors.New("converged")
+
+// RegressionRun is a finished run of a case.
+type RegressionRun struct {
+	Case  theorems.RegressionCase
+	Theta []float64 // θ_T
+	Steps int
+	Span  *theorems.SpanMonitor
+	Risks []float64 // ERM risk every riskEvery steps, from step 0
+	Traj  *train.Trajectory
+	Prev  []float64 // θ stationaryEvery steps before the end
+	// Converged reports that a stopping rule (stopAtInterpolation,
+	// stationaryEvery) ended the run before maxSteps.
+	Converged bool
+}
+
+// runOptions say what a run records and when it stops.
+type runOptions struct {
+	maxSteps int
+	// stopAtInterpolation ends the run once ‖Xθ − y‖/σ_min is 1/10 of what
+	// theorems.Interpolator needs to decide.
+	stopAtInterpolation bool
+	watchSpan           bool
+	riskEvery           int // 0: no risk trace
+	keepWeightsEvery    int // 0: no weights trace
+	reg                 float64
+	regCenter           []float64       // nil: θ₀
+	lr                  float64         // > 0: GD's step instead of 1/λ_max(XXᵀ)
+	weighting           train.Weighting // overrides the case's scheme
+	// stationaryEvery keeps θ every k steps as Prev and stops once
+	// ‖θ_t − θ_{t−k}‖ ≤ StationaryShare·RegularizedLimitBound·‖θ_t‖/10.
+	stationaryEvery int
+}
+
+// Run trains the case's linear model on the squared loss from θ₀ with its
+// scheme and optimizer.
+func (c RegressionCase) Run(o runOptions) (*RegressionRun, error) {
+	ds, theta0 := c.Problem()
+	return runRegression(ds, theta0, c, o)
+}
+
+func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o runOptions) (*RegressionRun, error) {
+	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
+	model, err := models.NewLinear(ds.D, 1)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := train.NewObjective(model, losses.Squared{}, ds)
+	if err != nil {
+		return nil, err
+	}
+	if o.reg > 0 {
+		center := o.regCenter
+		if center == nil {
+			center = theta0
+		}
+		obj.Reg = train.L2{Mu: o.reg, Theta0: center}
+	}
+	w := o.weighting
+	if w == nil {
+		if w, err = c.Weighting(ds.N); err != nil {
+			return nil, err
+		}
+	}
+	opt, err := c.optimizer(ds)
+	if o.lr > 0 && c.Opt == OptGD {
+		opt, err = train.NewGD(o.lr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	run := &RegressionRun{Case: rc}
+	var stopAt float64
+	if o.stopAtInterpolation {
+		star, err := rc.Interpolator()
+		if err != nil {
+			return nil, err
+		}
+		span, err := numerics.NewRowSpan(ds.X, ds.N, ds.D)
+		if err != nil {
+			return nil, err
+		}
+		stopAt = 0.1 * theorems.InterpolatorResidualShare * theorems.InterpolatorBound * floats.Norm(star, 2) * span.SMin
+	}
+	if o.watchSpan {
+		run.Span = theorems.NewSpanMonitor(rc)
+	}
+	if o.riskEvery > 0 {
+		run.Risks = append(run.Risks, rc.Risk(theta0))
+	}
+	wo := &watched{Optimizer: opt, after: func(t int, theta []float64) error {
+		if run.Span != nil {
+			run.Span.Observe(t, theta)
+		}
+		if o.riskEvery > 0 && t%o.riskEvery == 0 {
+			run.Risks = append(run.Risks, rc.Risk(theta))
+		}
+		if stopAt > 0 && (o.riskEvery == 0 || t%o.riskEvery == 0) && residual(ds, theta) <= stopAt {
+			return errConverged
+		}
+		if k := o.stationaryEvery; k > 0 && t%k == 0 {
+			if dist(theta, run.Prev) <= 0.1*theorems.StationaryShare*theorems.RegularizedLimitBound*floats.Norm(theta, 2) {
+				return errConverged // Prev stays θ_{t−k}
+			}
+			copy(run.Prev, theta)
+		}
+		return nil
+	}}
+	if o.stationaryEvery > 0 {
+		run.Prev = append([]float64(nil), theta0...)
+	}
+	theta := append([]float64(nil), theta0...)
+	every := o.maxSteps
+	if o.keepWeightsEvery > 0 {
+		every = o.keepWeightsEvery
+	}
+	tr, err := train.Run(obj, wo, theta, train.Config{Steps: o.maxSteps, Every: every, Weighting: w, KeepWeights: o.keepWeightsEvery > 0})
+	if err != nil && !errors.Is(err, errConverged) {
+		return nil, err
+	}
+	run.Theta, run.Steps, run.Traj = theta, wo.t, tr
+	run.Converged = errors.Is(err, errConverged)
+	return run, nil
+}
+
+// dist returns ‖a − b‖.
+func dist(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// residual returns ‖Xθ − y‖.
+func residual(ds *dataset.Dataset, theta []float64) float64 {
+	var s float64
+	for i := 0; i < ds.N; i++ {
+		r := floats.Dot(ds.Row(i), theta) - ds.Y[i]
+		s += r * r
+	}
+	return math.Sqrt(s)
+}

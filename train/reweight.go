@@ -1,0 +1,75 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/implicitbias/implicitbias/numerics"
+)
+
+// ErrNoEvaluation reports a Reweight before any Evaluate.
+var ErrNoEvaluation = errors.New("train: Reweight needs a previous Evaluate")
+
+// Reweight sets the sample weights to w (w_n ≥ 0, finite; copied) and
+// returns the objective at the θ of the last Evaluate under the new
+// weights, without a new forward pass: log 𝓛 = LSE_n(log w_n + log ℓ_n)
+// is recomputed from the per-sample log-losses already at hand and, when
+// grad is set, the gradient from the stored scores by one backward pass.
+// This is how a GRW scheme (ZD §3) weighs the losses at θ_t and steps with
+// the result for the price of one evaluation. It does not allocate after
+// the first call.
+func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
+	if !o.cacheOK {
+		return nil, ErrNoEvaluation
+	}
+	if len(w) != o.Data.N {
+		return nil, fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
+	}
+	if o.logW == nil {
+		o.logW = make([]float64, len(w))
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			o.cacheOK = false
+			return nil, fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
+		}
+		o.logW[i] = numerics.Log(v)
+	}
+	ev := &o.ev
+	// log 𝓛 = LSE_n(log w_n + log ℓ_n) in one pass with a running maximum,
+	// as in Evaluate.
+	m, s := math.Inf(-1), 0.0
+	for n, ll := range ev.LogSample {
+		v := ll + o.logW[n]
+		switch {
+		case v == math.Inf(-1):
+		case v > m:
+			s = s*math.Exp(m-v) + 1
+			m = v
+		default:
+			s += math.Exp(v - m)
+		}
+	}
+	ev.LogLoss = m + math.Log(s)
+	if s == 0 {
+		ev.LogLoss = math.Inf(-1)
+	}
+	ev.LogObjective = ev.LogLoss
+	var r float64
+	if o.Reg != nil {
+		r = o.Reg.Value(o.cachedθ)
+		if r > 0 {
+			ev.LogObjective = numerics.LogAddExp(ev.LogLoss, math.Log(r))
+		}
+	}
+	o.cacheGrd = false
+	if grad {
+		if err := o.gradient(o.cachedθ, ev, r); err != nil {
+			o.cacheOK = false
+			return nil, err
+		}
+		o.cacheGrd = true
+	}
+	return ev, nil
+}
