@@ -49,6 +49,10 @@ func Stat(v theorems.Verdict) string {
 	if !(v.Statistic <= v.Bound) {
 		op = ">"
 	}
+	if r := v.Statistic / v.Bound; r > 0.99 && r < 1.01 {
+		// Close to the bound: enough digits to see the side it is on.
+		return fmt.Sprintf("%.6g %s %.6g", v.Statistic, op, v.Bound)
+	}
 	return fmt.Sprintf("%.2g %s %.2g", v.Statistic, op, v.Bound)
 }
 
