@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
 )
 
 // actLayer applies σ elementwise; aux keeps σ'(z) for the backward pass.
@@ -25,9 +27,8 @@ func (l *actLayer) backward(_, _, gOut, gIn, _, aux, _ []float64, n int) {
 	if gIn == nil {
 		return
 	}
-	for i, d := range aux[:n*l.dim] {
-		gIn[i] = gOut[i] * d
-	}
+	m := n * l.dim
+	linalg.Mul(gIn[:m], gOut[:m], aux[:m])
 }
 
 func (l *actLayer) degree(d multiDegree, _ int) multiDegree {

@@ -7,6 +7,7 @@
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
@@ -45,6 +46,7 @@ func init() {
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
+		{"bench", "time the engine on a speed workload (W1…W4; peers in bench/)", benchUsage, runBench},
 	}
 }
 

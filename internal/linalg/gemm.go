@@ -1,60 +1,287 @@
 // Package linalg holds the dense kernels the engine's hot loops call on flat
 // row-major slices, without allocating.
 //
-// They are the only place where the engine multiplies matrices, so a faster
-// kernel (blocked, assembly) replaces these functions and nothing else.
+// They are the only place where the engine multiplies matrices. The products
+// run on FMA micro-kernels in assembly (AVX-512 where the CPU and OS have
+// it, else AVX2+FMA; chosen at run time), with a portable pure-Go fallback
+// (the only one with the purego build tag or off amd64).
+//
+// # Reproducibility
+//
+// Every implementation gives the same bits, whatever the CPU, the tiling,
+// the blocking or the number of threads, because the summation order is
+// fixed by the shape alone:
+//
+//   - chain order, for MulAB, MulAtB, and MulABt with n ≥ 2: each entry
+//     is one fused-multiply-add chain over l = 0, 1, …, k−1, starting from
+//     C (accumulate) or +0 (tileGeneric);
+//   - lane order, for MulABt with n = 1 (a matrix times a vector): 8
+//     interleaved fma chains and a fixed pairwise sum, then + C (dotGeneric).
+//
+// The order of an entry never depends on m, so a row of a product (a
+// sample of a batch) has the same bits whatever the other rows.
+//
+// Threads split the entries of C, never a sum, so GOMAXPROCS changes the
+// speed and not the result.
 package linalg
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"sync"
+)
 
 // MulABt sets C = A·Bᵀ (+ C when accumulate), with A m×k (row stride lda),
 // B n×k (stride ldb) and C m×n (stride ldc): C[i][j] = ⟨A_i, B_j⟩.
 func MulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	for i := 0; i < m; i++ {
-		ai := a[i*lda : i*lda+k]
-		ci := c[i*ldc : i*ldc+n]
-		for j := range ci {
-			d := floats.Dot(ai, b[j*ldb:j*ldb+k])
-			if accumulate {
-				ci[j] += d
-			} else {
-				ci[j] = d
-			}
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if k <= 0 {
+		zeroUnless(m, n, c, ldc, accumulate)
+		return
+	}
+	ks := active()
+	if n == 1 {
+		ks.dot(k, a, lda, b, c, ldc, m, accumulate)
+		return
+	}
+	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
+	j := getJob(ks)
+	bt := j.grow(k * n)
+	for jj := 0; jj < n; jj++ {
+		bj := b[jj*ldb : jj*ldb+k]
+		for l, v := range bj {
+			bt[l*n+jj] = v
 		}
 	}
+	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate)
+	putJob(j)
 }
 
 // MulAB sets C = A·B (+ C when accumulate), with A m×k (stride lda), B k×n
-// (stride ldb) and C m×n (stride ldc), as rows C_i = Σ_l A[i][l]·B_l.
+// (stride ldb) and C m×n (stride ldc).
 func MulAB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	for i := 0; i < m; i++ {
-		ci := c[i*ldc : i*ldc+n]
-		if !accumulate {
-			clear(ci)
-		}
-		ai := a[i*lda : i*lda+k]
-		for l, v := range ai {
-			if v != 0 {
-				floats.AddScaled(ci, v, b[l*ldb:l*ldb+n])
-			}
-		}
-	}
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate)
 }
 
 // MulAtB sets C = Aᵀ·B (+ C when accumulate), with A k×m (stride lda), B k×n
-// (stride ldb) and C m×n (stride ldc), as C_i = Σ_l A[l][i]·B_l.
+// (stride ldb) and C m×n (stride ldc).
 func MulAtB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	if !accumulate {
-		for i := 0; i < m; i++ {
-			clear(c[i*ldc : i*ldc+n])
-		}
+	mul(m, n, k, a, 1, lda, b, ldb, c, ldc, accumulate)
+}
+
+// mul sets C = op(A)·B (+ C) in chain order, with op(A)[i][l] =
+// a[i·rsa + l·csa].
+func mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
+	if m <= 0 || n <= 0 {
+		return
 	}
-	for l := 0; l < k; l++ {
-		al := a[l*lda : l*lda+m]
-		bl := b[l*ldb : l*ldb+n]
-		for i, v := range al {
-			if v != 0 {
-				floats.AddScaled(c[i*ldc:i*ldc+n], v, bl)
+	if k <= 0 {
+		zeroUnless(m, n, c, ldc, accumulate)
+		return
+	}
+	j := getJob(active())
+	j.mul(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate)
+	putJob(j)
+}
+
+// mul computes a chain-order product with m, n, k ≥ 1: one row at a time
+// (m = 1) or by tiles.
+func (j *job) mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
+	if ks := j.ks; m == 1 && ks.row != nil {
+		for j0 := 0; j0 < n; j0 += ks.rowCols {
+			ks.row(k, a, csa, b[j0:], ldb, c[j0:], min(ks.rowCols, n-j0), accumulate)
+		}
+		return
+	}
+	j.run(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate)
+}
+
+func zeroUnless(m, n int, c []float64, ldc int, accumulate bool) {
+	if accumulate {
+		return
+	}
+	for i := 0; i < m; i++ {
+		clear(c[i*ldc : i*ldc+n])
+	}
+}
+
+const (
+	// kc is the depth of a block of l: a tile's 12 rows of A (12 KiB) and
+	// its 16-column sliver of B (16 KiB) then stay in a 48 KiB L1 cache.
+	kc = 128
+	// unitTiles bounds the row tiles of one unit of work, so that its block
+	// of A (96 rows × kc) stays in L2 while every column sliver passes.
+	unitTiles = 8
+	// parallelFLOPs is the size below which a product runs on the calling
+	// goroutine alone: waking a worker costs a few µs, about what 2^20
+	// flops take on one core.
+	parallelFLOPs = 1 << 20
+)
+
+// job is one chain-order product and the scratch to run it, reused
+// through jobPool (no allocation per call once warm).
+type job struct {
+	ks              *kernelSet
+	m, n, k         int
+	a               []float64
+	rsa, csa        int
+	b               []float64
+	ldb             int
+	c               []float64
+	ldc             int
+	load            bool
+	unitRows, units int
+	next            counter
+	wg              sync.WaitGroup
+	own             scratch   // the caller's scratch
+	buf             []float64 // packed Bᵀ of MulABt
+}
+
+// freeJobs keeps idle jobs (with their grown buffers) for reuse. Unlike a
+// sync.Pool it is not emptied by the garbage collector, so a long run never
+// re-allocates them.
+var freeJobs = make(chan *job, 64)
+
+func getJob(ks *kernelSet) *job {
+	var j *job
+	select {
+	case j = <-freeJobs:
+	default:
+		j = new(job)
+	}
+	j.ks = ks
+	return j
+}
+
+func putJob(j *job) {
+	j.a, j.b, j.c = nil, nil, nil
+	select {
+	case freeJobs <- j:
+	default:
+	}
+}
+
+// grow returns the job's buffer with length n.
+func (j *job) grow(n int) []float64 {
+	if cap(j.buf) < n {
+		j.buf = make([]float64, n)
+	}
+	return j.buf[:n]
+}
+
+// scratch is a worker's space for padded edges: A rows below the last full
+// tile, and (for kernels without masks) B columns and C entries right of the
+// last full tile.
+type scratch struct {
+	a [kc * 16]float64
+	b [kc * 16]float64
+	c [16 * 16]float64
+}
+
+// run computes the product, on several goroutines when it is large enough.
+// Units of work are groups of row tiles; which goroutine runs a unit does
+// not change any entry's summation order.
+func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, load bool) {
+	j.m, j.n, j.k = m, n, k
+	j.a, j.rsa, j.csa = a, rsa, csa
+	j.b, j.ldb = b, ldb
+	j.c, j.ldc = c, ldc
+	j.load = load
+	mr := j.ks.mr
+	tiles := (m + mr - 1) / mr
+	t := threads()
+	if t < 2 || tiles < 2 || 2*float64(m)*float64(n)*float64(k) < parallelFLOPs {
+		t = 1
+	}
+	per := min(unitTiles, max(1, (tiles+4*t-1)/(4*t)))
+	if t == 1 {
+		per = unitTiles
+	}
+	j.unitRows = per * mr
+	j.units = (m + j.unitRows - 1) / j.unitRows
+	t = min(t, j.units)
+	if t == 1 {
+		for u := 0; u < j.units; u++ {
+			j.unit(u, &j.own)
+		}
+		return
+	}
+	j.next.set(0)
+	j.wg.Add(t - 1)
+	for w := 1; w < t; w++ {
+		workers.send(j)
+	}
+	j.work(&j.own)
+	j.wg.Wait()
+}
+
+// work runs units until none is left.
+func (j *job) work(s *scratch) {
+	for {
+		u := j.next.add() - 1
+		if u >= j.units {
+			return
+		}
+		j.unit(u, s)
+	}
+}
+
+// unit computes rows [u·unitRows, …) of C: for each block of kc values of
+// l, for each column sliver, for each row tile.
+func (j *job) unit(u int, s *scratch) {
+	ks := j.ks
+	mr, nr := ks.mr, ks.nr
+	i0 := u * j.unitRows
+	i1 := min(j.m, i0+j.unitRows)
+	// The last tile is partial when i1−i0 is not a multiple of mr; its rows
+	// are copied, zero-padded, to s.a as a kc×mr sliver (rsa 1, csa mr).
+	full := i0 + (i1-i0)/mr*mr
+	for pc := 0; pc < j.k; pc += kc {
+		kb := min(kc, j.k-pc)
+		load := j.load || pc > 0
+		if full < i1 {
+			pad := s.a[:kb*mr]
+			clear(pad)
+			for i := full; i < i1; i++ {
+				for l := 0; l < kb; l++ {
+					pad[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+				}
+			}
+		}
+		for j0 := 0; j0 < j.n; j0 += nr {
+			cols := min(nr, j.n-j0)
+			b := j.b[pc*j.ldb+j0:]
+			ldb := j.ldb
+			if cols < nr && !ks.masked {
+				// Pad B's sliver with zero columns; the tiles go through s.c.
+				pb := s.b[:kb*nr]
+				clear(pb)
+				for l := 0; l < kb; l++ {
+					copy(pb[l*nr:l*nr+cols], b[l*ldb:l*ldb+cols])
+				}
+				b, ldb = pb, nr
+			}
+			for i := i0; i < i1; i += mr {
+				rows := min(mr, i1-i)
+				a, rsa, csa := j.a[i*j.rsa+pc*j.csa:], j.rsa, j.csa
+				if i >= full {
+					a, rsa, csa = s.a[:kb*mr], 1, mr
+				}
+				c := j.c[i*j.ldc+j0:]
+				if cols < nr && !ks.masked {
+					tc := s.c[:rows*nr]
+					if load {
+						for r := 0; r < rows; r++ {
+							copy(tc[r*nr:r*nr+cols], c[r*j.ldc:r*j.ldc+cols])
+						}
+					}
+					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load)
+					for r := 0; r < rows; r++ {
+						copy(c[r*j.ldc:r*j.ldc+cols], tc[r*nr:r*nr+cols])
+					}
+					continue
+				}
+				ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load)
 			}
 		}
 	}

@@ -1,0 +1,140 @@
+//go:build !purego
+
+package linalg
+
+//go:generate go run gen_amd64.go
+
+// The assembly kernels (kernels_amd64.s, written by gen_amd64.go). Pointers
+// point into Go slices; the wrappers below check what the kernels will read
+// and write, so that a wrong call panics in Go instead of corrupting memory.
+
+//go:noescape
+func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, load int)
+
+//go:noescape
+func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
+
+//go:noescape
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int)
+
+//go:noescape
+func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
+
+//go:noescape
+func dot256(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail *int64, load int)
+
+//go:noescape
+func relu512(dst, dd, z *float64, n int)
+
+//go:noescape
+func relu256(dst, dd, z *float64, n int)
+
+//go:noescape
+func mul512(dst, x, y *float64, n int)
+
+//go:noescape
+func mul256(dst, x, y *float64, n int)
+
+var avx512Set = &kernelSet{
+	name: "avx512", mr: 12, nr: 16, masked: true,
+	tile: tile512, row: row512, rowCols: 56,
+	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
+		checkDot(k, x, ldx, y, out, inc, rows)
+		if rows == 0 {
+			return
+		}
+		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
+	},
+	relu: func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	mul:  func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	vec:  8,
+}
+
+var avx2Set = &kernelSet{
+	name: "avx2", mr: 6, nr: 8, masked: false,
+	tile: tile256,
+	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
+		checkDot(k, x, ldx, y, out, inc, rows)
+		if rows == 0 {
+			return
+		}
+		dot256(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, &laneMasks[k%8][0], b2i(load))
+	},
+	relu: func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	mul:  func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
+	vec:  4,
+}
+
+// laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
+var laneMasks = func() (m [8][8]int64) {
+	for t := range m {
+		for q := 0; q < t; q++ {
+			m[t][q] = -1
+		}
+	}
+	return m
+}()
+
+func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool) {
+	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols)
+	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
+	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, b2i(load))
+}
+
+func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {
+	checkTile(k, a, 0, csa, 1, b, ldb, c, 0, 1, cols)
+	masks := uint64(1)<<cols - 1 // cols ≤ 56
+	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
+}
+
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool) {
+	if cols != 8 {
+		panic("linalg: avx2 tile needs 8 columns")
+	}
+	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols)
+	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, b2i(load))
+}
+
+// checkTile panics unless the kernel's reads of A (allRows rows) and B and
+// its accesses to C stay inside the slices.
+func checkTile(k int, a []float64, rsa, csa, allRows int, b []float64, ldb int, c []float64, ldc int, rows, cols int) {
+	if rows < 1 || cols < 1 || k < 0 {
+		panic("linalg: empty tile")
+	}
+	if k > 0 && ((allRows-1)*rsa+(k-1)*csa >= len(a) || (k-1)*ldb+cols > len(b)) {
+		panic("linalg: tile reads past its operands")
+	}
+	if (rows-1)*ldc+cols > len(c) {
+		panic("linalg: tile writes past C")
+	}
+}
+
+func checkDot(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int) {
+	if rows > 0 && ((rows-1)*ldx+k > len(x) || k > len(y) || (rows-1)*inc >= len(out)) {
+		panic("linalg: dot product past its operands")
+	}
+}
+
+// ptr returns &s[0], or nil for an empty slice (the kernels then read
+// nothing from it).
+func ptr(s []float64) *float64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+// ptrK is ptr for an operand read only when k > 0.
+func ptrK(s []float64, k int) *float64 {
+	if k == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

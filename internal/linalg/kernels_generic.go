@@ -1,0 +1,125 @@
+package linalg
+
+import (
+	"math"
+	"math/bits"
+)
+
+// A kernelSet is one implementation of the micro-kernels. Every set gives
+// the same bits: each kernel follows the summation order its generic
+// version below spells out, with a fused multiply-add (math.FMA, one
+// rounding) wherever the order says fma.
+type kernelSet struct {
+	name string
+	// mr×nr is the tile the tile kernel computes.
+	mr, nr int
+	// masked reports that tile handles nr′ < nr columns itself (AVX-512
+	// masks); otherwise the driver pads narrow edges.
+	masked bool
+	// tile computes a tile of C in chain order (tileGeneric). All mr rows
+	// of A must be readable, whatever rows says.
+	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool)
+	// row, when not nil, computes one row of C in chain order, up to
+	// rowCols columns at a time (the m = 1 products).
+	row     func(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool)
+	rowCols int
+	// dot computes rows dot products in lane order (dotGeneric).
+	dot func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool)
+	// relu and mul process a prefix of their slices whose length is a
+	// multiple of vec (vec = 1: all of them); the driver does the rest.
+	relu func(dst, dd, z []float64)
+	mul  func(dst, x, y []float64)
+	vec  int
+}
+
+// genericSet is the portable pure-Go implementation; it also defines the
+// results every other set must reproduce.
+var genericSet = &kernelSet{
+	name: "generic", mr: 4, nr: 64, masked: true,
+	tile: tileGeneric,
+	dot:  dotGeneric,
+	relu: reluGeneric,
+	mul:  mulGeneric,
+	vec:  1,
+}
+
+// tileGeneric sets, for i < rows and j < cols,
+//
+//	acc = load ? C[i][j] : +0
+//	for l = 0, 1, …, k−1:  acc = fma(A[i][l], B[l][j], acc)
+//	C[i][j] = acc
+//
+// with A[i][l] = a[i·rsa + l·csa], B[l][j] = b[l·ldb + j] and
+// C[i][j] = c[i·ldc + j]. This "chain order" (one fma chain per entry, l
+// increasing) is the order of every product but the dot-shaped ones: it does
+// not depend on how the work is tiled, blocked over l or split over threads.
+func tileGeneric(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool) {
+	for i := 0; i < rows; i++ {
+		ci := c[i*ldc : i*ldc+cols]
+		if !load {
+			clear(ci)
+		}
+		for l := 0; l < k; l++ {
+			v := a[i*rsa+l*csa]
+			bl := b[l*ldb : l*ldb+cols]
+			for j, w := range bl {
+				ci[j] = math.FMA(v, w, ci[j])
+			}
+		}
+	}
+}
+
+// dotGeneric sets out[r·inc] = (load ? out[r·inc] + s : s) for r < rows,
+// where s = ⟨x_r, y⟩ over k entries, x_r = x[r·ldx:], in "lane order":
+//
+//	s_q = +0 (q = 0…7);  for l = 0, …, k−1:  s_{l mod 8} = fma(x_r[l], y[l], s_{l mod 8})
+//	s = ((s_0 + s_4) + (s_2 + s_6)) + ((s_1 + s_5) + (s_3 + s_7))
+//
+// the order of an 8-wide vector loop and its horizontal sum.
+func dotGeneric(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
+	y = y[:k]
+	for r := 0; r < rows; r++ {
+		xr := x[r*ldx : r*ldx+k]
+		var s [8]float64
+		for l, v := range xr {
+			s[l&7] = math.FMA(v, y[l], s[l&7])
+		}
+		t := ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]))
+		if load {
+			t += out[r*inc]
+		}
+		out[r*inc] = t
+	}
+}
+
+// reluGeneric sets dst = z > 0 ? z : 0 and, when dd is not nil,
+// dd = z > 0 ? 1 : 0, without a data-dependent branch: for the bits b of z,
+// z > 0 exactly when 1 ≤ b ≤ bits(+Inf) (this excludes ±0, negatives and
+// NaN, as z > 0 does), which one subtraction's borrow decides.
+func reluGeneric(dst, dd, z []float64) {
+	const inf, one = 0x7ff0000000000000, 0x3ff0000000000000
+	dst = dst[:len(z)]
+	if dd == nil {
+		for i, v := range z {
+			b := math.Float64bits(v)
+			_, pos := bits.Sub64(b-1, inf, 0)
+			dst[i] = math.Float64frombits(b & -pos)
+		}
+		return
+	}
+	dd = dd[:len(z)]
+	for i, v := range z {
+		b := math.Float64bits(v)
+		_, pos := bits.Sub64(b-1, inf, 0)
+		dst[i] = math.Float64frombits(b & -pos)
+		dd[i] = math.Float64frombits(one & -pos)
+	}
+}
+
+// mulGeneric sets dst = x ⊙ y.
+func mulGeneric(dst, x, y []float64) {
+	dst, y = dst[:len(x)], y[:len(x)]
+	for i, v := range x {
+		dst[i] = v * y[i]
+	}
+}
