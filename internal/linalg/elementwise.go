@@ -43,3 +43,11 @@ func Mul(dst, x, y []float64) {
 	}
 	mulGeneric(dst[v:], x[v:], y[v:])
 }
+
+// MulPos sets dst[i] = x[i]·[m[i] > 0] (a product by 1 or 0: the backward
+// pass of a ReLU whose input or output is m); dst and m must be at least as
+// long as x.
+func MulPos(dst, x, m []float64) {
+	n := len(x)
+	mulPosGeneric(dst[:n], x, m[:n])
+}

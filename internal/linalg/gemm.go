@@ -32,16 +32,29 @@ import (
 // MulABt sets C = A·Bᵀ (+ C when accumulate), with A m×k (row stride lda),
 // B n×k (stride ldb) and C m×n (stride ldc): C[i][j] = ⟨A_i, B_j⟩.
 func MulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
+	mulABt(m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue{})
+}
+
+// MulABtReLU sets C = relu(A·Bᵀ) entrywise (relu(z) = z > 0 ? z : 0), the
+// product in MulABt's order: the values of MulABt followed by ReLU, in one
+// pass over C.
+func MulABtReLU(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	mulABt(m, n, k, a, lda, b, ldb, c, ldc, false, epilogue{kind: epiReLU})
+}
+
+func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
 	if m <= 0 || n <= 0 {
 		return
 	}
 	if k <= 0 {
 		zeroUnless(m, n, c, ldc, accumulate)
+		e.apply(c, ldc, 0, 0, m, n)
 		return
 	}
 	ks := active()
 	if n == 1 {
 		ks.dot(k, a, lda, b, c, ldc, m, accumulate)
+		e.apply(c, ldc, 0, 0, m, 1)
 		return
 	}
 	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
@@ -53,47 +66,59 @@ func MulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 			bt[l*n+jj] = v
 		}
 	}
-	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate)
+	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate, e)
 	putJob(j)
 }
 
 // MulAB sets C = A·B (+ C when accumulate), with A m×k (stride lda), B k×n
 // (stride ldb) and C m×n (stride ldc).
 func MulAB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate)
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate, epilogue{})
+}
+
+// MulABMask sets C = (A·B) ⊙ [M > 0] entrywise, with M m×n (stride ldm):
+// the values of MulAB followed by Mul with the 0/1 indicator of M > 0 (the
+// backward pass of a ReLU whose output is M), in one pass over C.
+func MulABMask(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, mask []float64, ldm int) {
+	if m > 0 && n > 0 && (m-1)*ldm+n > len(mask) {
+		panic("linalg: mask shorter than C")
+	}
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, false, epilogue{kind: epiMask, m: mask, ldm: ldm})
 }
 
 // MulAtB sets C = Aᵀ·B (+ C when accumulate), with A k×m (stride lda), B k×n
 // (stride ldb) and C m×n (stride ldc).
 func MulAtB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	mul(m, n, k, a, 1, lda, b, ldb, c, ldc, accumulate)
+	mul(m, n, k, a, 1, lda, b, ldb, c, ldc, accumulate, epilogue{})
 }
 
-// mul sets C = op(A)·B (+ C) in chain order, with op(A)[i][l] =
+// mul sets C = e(op(A)·B (+ C)) in chain order, with op(A)[i][l] =
 // a[i·rsa + l·csa].
-func mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
+func mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
 	if m <= 0 || n <= 0 {
 		return
 	}
 	if k <= 0 {
 		zeroUnless(m, n, c, ldc, accumulate)
+		e.apply(c, ldc, 0, 0, m, n)
 		return
 	}
 	j := getJob(active())
-	j.mul(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate)
+	j.mul(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate, e)
 	putJob(j)
 }
 
 // mul computes a chain-order product with m, n, k ≥ 1: one row at a time
 // (m = 1) or by tiles.
-func (j *job) mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
+func (j *job) mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
 	if ks := j.ks; m == 1 && ks.row != nil {
 		for j0 := 0; j0 < n; j0 += ks.rowCols {
 			ks.row(k, a, csa, b[j0:], ldb, c[j0:], min(ks.rowCols, n-j0), accumulate)
 		}
+		e.apply(c, ldc, 0, 0, 1, n)
 		return
 	}
-	j.run(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate)
+	j.run(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate, e)
 }
 
 func zeroUnless(m, n int, c []float64, ldc int, accumulate bool) {
@@ -130,6 +155,7 @@ type job struct {
 	c               []float64
 	ldc             int
 	load            bool
+	epi             epilogue
 	unitRows, units int
 	next            counter
 	wg              sync.WaitGroup
@@ -154,7 +180,7 @@ func getJob(ks *kernelSet) *job {
 }
 
 func putJob(j *job) {
-	j.a, j.b, j.c = nil, nil, nil
+	j.a, j.b, j.c, j.epi = nil, nil, nil, epilogue{}
 	select {
 	case freeJobs <- j:
 	default:
@@ -181,8 +207,9 @@ type scratch struct {
 // run computes the product, on several goroutines when it is large enough.
 // Units of work are groups of row tiles; which goroutine runs a unit does
 // not change any entry's summation order.
-func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, load bool) {
+func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, load bool, e epilogue) {
 	j.m, j.n, j.k = m, n, k
+	j.epi = e
 	j.a, j.rsa, j.csa = a, rsa, csa
 	j.b, j.ldb = b, ldb
 	j.c, j.ldc = c, ldc
@@ -239,6 +266,11 @@ func (j *job) unit(u int, s *scratch) {
 	for pc := 0; pc < j.k; pc += kc {
 		kb := min(kc, j.k-pc)
 		load := j.load || pc > 0
+		// The epilogue goes with the last block of l, on the final values.
+		var e epilogue
+		if pc+kb == j.k {
+			e = j.epi
+		}
 		if full < i1 {
 			pad := s.a[:kb*mr]
 			clear(pad)
@@ -252,7 +284,8 @@ func (j *job) unit(u int, s *scratch) {
 			cols := min(nr, j.n-j0)
 			b := j.b[pc*j.ldb+j0:]
 			ldb := j.ldb
-			if cols < nr && !ks.masked {
+			padded := cols < nr && !ks.masked
+			if padded {
 				// Pad B's sliver with zero columns; the tiles go through s.c.
 				pb := s.b[:kb*nr]
 				clear(pb)
@@ -261,27 +294,42 @@ func (j *job) unit(u int, s *scratch) {
 				}
 				b, ldb = pb, nr
 			}
-			for i := i0; i < i1; i += mr {
-				rows := min(mr, i1-i)
+			for i := i0; i < i1; {
+				// The full tiles in one call, then the padded last tile.
+				rows, tiles := mr, (full-i)/mr
 				a, rsa, csa := j.a[i*j.rsa+pc*j.csa:], j.rsa, j.csa
 				if i >= full {
+					rows, tiles = i1-i, 1
 					a, rsa, csa = s.a[:kb*mr], 1, mr
 				}
+				if padded {
+					tiles = 1
+				}
 				c := j.c[i*j.ldc+j0:]
-				if cols < nr && !ks.masked {
+				switch {
+				case padded:
 					tc := s.c[:rows*nr]
 					if load {
 						for r := 0; r < rows; r++ {
 							copy(tc[r*nr:r*nr+cols], c[r*j.ldc:r*j.ldc+cols])
 						}
 					}
-					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load)
+					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load, epilogue{}, 1)
 					for r := 0; r < rows; r++ {
 						copy(c[r*j.ldc:r*j.ldc+cols], tc[r*nr:r*nr+cols])
 					}
-					continue
+					e.apply(c, j.ldc, i, j0, rows, cols)
+				case ks.fused:
+					te := e
+					if e.kind == epiMask {
+						te.m = e.m[i*e.ldm+j0:]
+					}
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, te, tiles)
+				default:
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, epilogue{}, tiles)
+					e.apply(c, j.ldc, i, j0, (tiles-1)*mr+rows, cols)
 				}
-				ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load)
+				i += (tiles-1)*mr + rows
 			}
 		}
 	}

@@ -24,7 +24,8 @@ func main() {
 	p("//go:build !purego")
 	p("")
 	p("#include \"textflag.h\"")
-	gemm12x16()
+	gemm12xN(2)
+	gemm12xN(1)
 	gemm1x56()
 	gemm6x8()
 	dot512()
@@ -56,28 +57,32 @@ func aRow(base string, i int) string {
 	panic("row")
 }
 
-// gemm12x16 computes a 12×16 tile of C: for i < mr, j < 16 with bit j%8 of
-// mask byte j/8 set,
+// gemm12xN computes tiles row tiles of 12×N entries of C (N = 8·regs, regs
+// 1 or 2), each tile 12 rows below the previous one: for i < mr and j < N
+// with bit j%8 of mask byte j/8 set,
 //
-//	acc = load ? C[i][j] : 0;  for l < k: acc = fma(A[i][l], B[l][j], acc);  C[i][j] = acc
+//	acc = load ? C[i][j] : 0;  for l < k: acc = fma(A[i][l], B[l][j], acc)
+//	C[i][j] = epilogue(acc)
 //
 // with A[i][l] at a + i·rsa + l·csa, B[l][j] at b + l·ldb + j, C[i][j] at
-// c + i·ldc + j (strides in float64s). All 12 rows of A must be readable;
-// B and C are only touched where the mask is set.
-func gemm12x16() {
+// c + i·ldc + j (strides in float64s). flags: 1 load, 2 ReLU epilogue
+// (acc > 0 ? acc : +0, which maps NaN and −0 to +0), 4 mask epilogue
+// (acc·[M[i][j] > 0] with M[i][j] at m + i·ldm + j, a product by 1 or 0). All
+// 12 rows of A must be readable; B, C and M are only touched where the mask
+// is set, C and M only in rows below mr. The tile loop keeps its moving
+// bases in the argument slots a, c and m.
+func gemm12xN(regs int) {
+	name := fmt.Sprintf("gemm12x%d", 8*regs)
+	lbl := fmt.Sprintf("g12x%d_", 8*regs)
 	p(`
-// func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, load int)
-TEXT ·gemm12x16(SB), NOSPLIT, $0-88
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), R8
+// func %s(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
+TEXT ·%s(SB), NOSPLIT, $0-112
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
 	SHLQ $3, R10
-	MOVQ b+32(FP), R11
 	MOVQ ldb+40(FP), R12
 	SHLQ $3, R12
-	MOVQ c+48(FP), DI
 	MOVQ ldc+56(FP), SI
 	SHLQ $3, SI
 	MOVQ mr+64(FP), DX
@@ -87,28 +92,36 @@ TEXT ·gemm12x16(SB), NOSPLIT, $0-88
 	KMOVW AX, K2
 	LEAQ (R9)(R9*2), R13
 	LEAQ (R9)(R9*4), R14
-	LEAQ (R8)(R13*2), R15`)
-	for i := 0; i < 24; i++ {
+%stile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R13*2), R15
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI`, name, name, lbl)
+	acc := func(i, q int) int { return regs*i + q }
+	for i := 0; i < 12*regs; i++ {
 		p("\tVPXORQ Z%d, Z%d, Z%d", i, i, i)
 	}
-	p("\tCMPQ load+80(FP), $0")
-	p("\tJEQ g12_loop_check")
+	p("\tTESTQ $1, flags+80(FP)")
+	p("\tJEQ %sloop_check", lbl)
 	p("\tMOVQ DI, BX")
 	for i := 0; i < 12; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
-			p("\tJLE g12_loop_check")
+			p("\tJLE %sloop_check", lbl)
 			p("\tADDQ SI, BX")
 		}
-		p("\tVMOVUPD.Z (BX), K1, Z%d", 2*i)
-		p("\tVMOVUPD.Z 64(BX), K2, Z%d", 2*i+1)
+		for q := 0; q < regs; q++ {
+			p("\tVMOVUPD.Z %d(BX), K%d, Z%d", 64*q, q+1, acc(i, q))
+		}
 	}
-	p("g12_loop_check:")
+	p("%sloop_check:", lbl)
 	p("\tTESTQ CX, CX")
-	p("\tJEQ g12_store")
-	p("g12_loop:")
-	p("\tVMOVUPD.Z (R11), K1, Z24")
-	p("\tVMOVUPD.Z 64(R11), K2, Z25")
+	p("\tJEQ %sepilogue", lbl)
+	p("%sloop:", lbl)
+	for q := 0; q < regs; q++ {
+		p("\tVMOVUPD.Z %d(R11), K%d, Z%d", 64*q, q+1, 24+q)
+	}
 	for i := 0; i < 12; i++ {
 		base := "R8"
 		if i >= 6 {
@@ -116,25 +129,67 @@ TEXT ·gemm12x16(SB), NOSPLIT, $0-88
 		}
 		r := 26 + i%6
 		p("\tVBROADCASTSD %s, Z%d", aRow(base, i%6), r)
-		p("\tVFMADD231PD Z24, Z%d, Z%d", r, 2*i)
-		p("\tVFMADD231PD Z25, Z%d, Z%d", r, 2*i+1)
+		for q := 0; q < regs; q++ {
+			p("\tVFMADD231PD Z%d, Z%d, Z%d", 24+q, r, acc(i, q))
+		}
 	}
 	p("\tADDQ R10, R8")
 	p("\tADDQ R10, R15")
 	p("\tADDQ R12, R11")
 	p("\tDECQ CX")
-	p("\tJNZ g12_loop")
-	p("g12_store:")
+	p("\tJNZ %sloop", lbl)
+	p("%sepilogue:", lbl)
+	p("\tVPXORQ Z24, Z24, Z24")
+	p("\tTESTQ $2, flags+80(FP)")
+	p("\tJEQ %smask", lbl)
+	for i := 0; i < 12*regs; i++ {
+		p("\tVMAXPD Z24, Z%d, Z%d", i, i)
+	}
+	p("%smask:", lbl)
+	p("\tTESTQ $4, flags+80(FP)")
+	p("\tJEQ %sstore", lbl)
+	p("\tMOVQ m+88(FP), BX")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tSHLQ $3, AX")
+	p("\tMOVQ $0x3ff0000000000000, CX")
+	p("\tVPBROADCASTQ CX, Z25")
 	for i := 0; i < 12; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
-			p("\tJLE g12_done")
+			p("\tJLE %sstore", lbl)
+			p("\tADDQ AX, BX")
+		}
+		for q := 0; q < regs; q++ {
+			p("\tVMOVUPD.Z %d(BX), K%d, Z26", 64*q, q+1)
+			p("\tVCMPPD $0x1e, Z24, Z26, K%d", 3+q)
+			p("\tVMOVUPD.Z Z25, K%d, Z27", 3+q)
+			p("\tVMULPD Z27, Z%d, Z%d", acc(i, q), acc(i, q))
+		}
+	}
+	p("%sstore:", lbl)
+	for i := 0; i < 12; i++ {
+		if i > 0 {
+			p("\tCMPQ DX, $%d", i)
+			p("\tJLE %snext", lbl)
 			p("\tADDQ SI, DI")
 		}
-		p("\tVMOVUPD Z%d, K1, (DI)", 2*i)
-		p("\tVMOVUPD Z%d, K2, 64(DI)", 2*i+1)
+		for q := 0; q < regs; q++ {
+			p("\tVMOVUPD Z%d, K%d, %d(DI)", acc(i, q), q+1, 64*q)
+		}
 	}
-	p("g12_done:")
+	// Next tile: a += 12·rsa, c += 12·ldc, m += 12·ldm.
+	p("%snext:", lbl)
+	p("\tMOVQ a+8(FP), R8")
+	p("\tLEAQ (R8)(R13*4), R8")
+	p("\tMOVQ R8, a+8(FP)")
+	p("\tMOVQ SI, AX")
+	p("\tIMULQ $12, AX")
+	p("\tADDQ AX, c+48(FP)")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tIMULQ $96, AX")
+	p("\tADDQ AX, m+88(FP)")
+	p("\tDECQ tiles+104(FP)")
+	p("\tJNZ %stile", lbl)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

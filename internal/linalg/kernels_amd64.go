@@ -9,7 +9,10 @@ package linalg
 // and write, so that a wrong call panics in Go instead of corrupting memory.
 
 //go:noescape
-func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, load int)
+func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
+
+//go:noescape
+func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
 
 //go:noescape
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
@@ -36,7 +39,7 @@ func mul512(dst, x, y *float64, n int)
 func mul256(dst, x, y *float64, n int)
 
 var avx512Set = &kernelSet{
-	name: "avx512", mr: 12, nr: 16, masked: true,
+	name: "avx512", mr: 12, nr: 16, masked: true, fused: true,
 	tile: tile512, row: row512, rowCols: 56,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
@@ -75,36 +78,55 @@ var laneMasks = func() (m [8][8]int64) {
 	return m
 }()
 
-func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool) {
-	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols)
+func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles int) {
+	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols, tiles)
+	flags := b2i(load)
+	var m *float64
+	switch e.kind {
+	case epiReLU:
+		flags |= 2
+	case epiMask:
+		if ((tiles-1)*12+rows-1)*e.ldm+cols > len(e.m) {
+			panic("linalg: tile reads past its mask")
+		}
+		flags |= 4
+		m = &e.m[0]
+	}
 	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
-	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, b2i(load))
+	if cols <= 8 {
+		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles)
+		return
+	}
+	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles)
 }
 
 func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {
-	checkTile(k, a, 0, csa, 1, b, ldb, c, 0, 1, cols)
+	checkTile(k, a, 0, csa, 1, b, ldb, c, 0, 1, cols, 1)
 	masks := uint64(1)<<cols - 1 // cols ≤ 56
 	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
 }
 
-func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool) {
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles int) {
 	if cols != 8 {
 		panic("linalg: avx2 tile needs 8 columns")
 	}
-	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols)
-	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, b2i(load))
+	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
+	for t := 0; t < tiles; t++ {
+		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load))
+	}
 }
 
-// checkTile panics unless the kernel's reads of A (allRows rows) and B and
-// its accesses to C stay inside the slices.
-func checkTile(k int, a []float64, rsa, csa, allRows int, b []float64, ldb int, c []float64, ldc int, rows, cols int) {
-	if rows < 1 || cols < 1 || k < 0 {
-		panic("linalg: empty tile")
+// checkTile panics unless the kernel's reads of A (allRows rows per tile)
+// and B and its accesses to C, over tiles tiles of allRows rows, stay
+// inside the slices.
+func checkTile(k int, a []float64, rsa, csa, allRows int, b []float64, ldb int, c []float64, ldc int, rows, cols, tiles int) {
+	if rows < 1 || cols < 1 || k < 0 || tiles < 1 || (tiles > 1 && rows != allRows) {
+		panic("linalg: empty or ragged tiles")
 	}
-	if k > 0 && ((allRows-1)*rsa+(k-1)*csa >= len(a) || (k-1)*ldb+cols > len(b)) {
+	if k > 0 && ((tiles*allRows-1)*rsa+(k-1)*csa >= len(a) || (k-1)*ldb+cols > len(b)) {
 		panic("linalg: tile reads past its operands")
 	}
-	if (rows-1)*ldc+cols > len(c) {
+	if ((tiles-1)*allRows+rows-1)*ldc+cols > len(c) {
 		panic("linalg: tile writes past C")
 	}
 }

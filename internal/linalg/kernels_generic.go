@@ -16,9 +16,14 @@ type kernelSet struct {
 	// masked reports that tile handles nr′ < nr columns itself (AVX-512
 	// masks); otherwise the driver pads narrow edges.
 	masked bool
-	// tile computes a tile of C in chain order (tileGeneric). All mr rows
-	// of A must be readable, whatever rows says.
-	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool)
+	// fused reports that tile applies its epilogue; otherwise the driver
+	// applies it to the tile afterwards (the same values).
+	fused bool
+	// tile computes tiles row tiles of C, each mr rows below the previous
+	// (rows = mr when tiles > 1), in chain order (tileGeneric), then
+	// applies the epilogue e when fused. All mr rows of A must be readable,
+	// whatever rows says.
+	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles int)
 	// row, when not nil, computes one row of C in chain order, up to
 	// rowCols columns at a time (the m = 1 products).
 	row     func(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool)
@@ -36,7 +41,9 @@ type kernelSet struct {
 // results every other set must reproduce.
 var genericSet = &kernelSet{
 	name: "generic", mr: 4, nr: 64, masked: true,
-	tile: tileGeneric,
+	tile: func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles int) {
+		tileGeneric(k, a, rsa, csa, b, ldb, c, ldc, rows+(tiles-1)*4, cols, load)
+	},
 	dot:  dotGeneric,
 	relu: reluGeneric,
 	mul:  mulGeneric,
@@ -65,6 +72,40 @@ func tileGeneric(k int, a []float64, rsa, csa int, b []float64, ldb int, c []flo
 			for j, w := range bl {
 				ci[j] = math.FMA(v, w, ci[j])
 			}
+		}
+	}
+}
+
+// An epilogue is applied to a product's entries as they are stored: none,
+// ReLU (c > 0 ? c : +0) or a mask (c·[M_ij > 0], a product by 1 or 0, with
+// M_ij = m[i·ldm + j]). Fusing it into the product saves a pass over C; the
+// values are those of the product followed by ReLU or Mul.
+type epilogue struct {
+	kind int
+	m    []float64
+	ldm  int
+}
+
+const (
+	epiNone = iota
+	epiReLU
+	epiMask
+)
+
+// apply applies e to the rows×cols block of c (stride ldc) at row i0,
+// column j0 of the product.
+func (e epilogue) apply(c []float64, ldc, i0, j0, rows, cols int) {
+	switch e.kind {
+	case epiReLU:
+		for r := 0; r < rows; r++ {
+			row := c[r*ldc : r*ldc+cols]
+			reluGeneric(row, nil, row)
+		}
+	case epiMask:
+		for r := 0; r < rows; r++ {
+			row := c[r*ldc : r*ldc+cols]
+			o := (i0+r)*e.ldm + j0
+			mulPosGeneric(row, row, e.m[o:o+cols])
 		}
 	}
 }
@@ -113,6 +154,17 @@ func reluGeneric(dst, dd, z []float64) {
 		_, pos := bits.Sub64(b-1, inf, 0)
 		dst[i] = math.Float64frombits(b & -pos)
 		dd[i] = math.Float64frombits(one & -pos)
+	}
+}
+
+// mulPosGeneric sets dst = x·[m > 0] (as in reluGeneric), a product by 1
+// or 0, without a data-dependent branch.
+func mulPosGeneric(dst, x, m []float64) {
+	const inf, one = 0x7ff0000000000000, 0x3ff0000000000000
+	dst, m = dst[:len(x)], m[:len(x)]
+	for i, v := range x {
+		_, pos := bits.Sub64(math.Float64bits(m[i])-1, inf, 0)
+		dst[i] = v * math.Float64frombits(one&-pos)
 	}
 }
 

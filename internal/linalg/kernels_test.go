@@ -166,6 +166,75 @@ func TestKernelsThreadsBitIdentical(t *testing.T) {
 	}
 }
 
+// TestFusedEpilogues checks MulABtReLU and MulABMask against MulABt then
+// ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
+// shapes of TestKernelSetsBitIdentical (so also past one block of l, where
+// the epilogue must wait for the last block) and with products that are
+// exactly 0, −0 or infinite.
+func TestFusedEpilogues(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	shapes := append(kernelShapes(r), [3]int{1000, 128, 128}, [3]int{50, 70, 300})
+	for _, ks := range available {
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			a := newStrided(r, m, k, 1, false)
+			bt := newStrided(r, n, k, 2, false)
+			b := newStrided(r, k, n, 0, false)
+			mask := newStrided(r, m, n, 3, false)
+			// The mask's kinks: [0 > 0] = [−0 > 0] = [NaN > 0] = 0.
+			// (in the last row: the first row of the product is 0).
+			last := (m - 1) * mask.ld
+			mask.data[last] = 0
+			if n > 2 {
+				mask.data[last+1] = math.Copysign(0, -1)
+				mask.data[last+2] = math.NaN()
+			}
+			// Zero rows give products +0 or −0; a huge entry overflows.
+			for l := 0; l < k; l++ {
+				a.data[l] = 0
+			}
+			if m > 1 {
+				a.data[a.ld] = math.Copysign(0, -1)
+				a.data[a.ld+k-1] = 1e308
+			}
+			if m > 2 {
+				a.data[2*a.ld] = math.NaN()
+			}
+			name := fmt.Sprintf("%s m=%d n=%d k=%d", ks.name, m, n, k)
+			withSet(ks, func() {
+				want := make([]float64, m*n)
+				got := make([]float64, m*n)
+				MulABt(m, n, k, a.data, a.ld, bt.data, bt.ld, want, n, false)
+				ReLU(want, nil, want)
+				MulABtReLU(m, n, k, a.data, a.ld, bt.data, bt.ld, got, n)
+				requireSameBits(t, want, got, name+" MulABtReLU")
+
+				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
+				ind := make([]float64, m*n)
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						if mask.at(i, j) > 0 {
+							ind[i*n+j] = 1
+						}
+					}
+				}
+				Mul(want, want, ind)
+				MulABMask(m, n, k, a.data, a.ld, b.data, b.ld, got, n, mask.data, mask.ld)
+				requireSameBits(t, want, got, name+" MulABMask")
+			})
+		}
+	}
+}
+
+func requireSameBits(t *testing.T, want, got []float64, name string) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(want[i]) != math.Float64bits(got[i]) && !(math.IsNaN(want[i]) && math.IsNaN(got[i])) {
+			t.Fatalf("%s: entry %d = %v, want %v", name, i, got[i], want[i])
+		}
+	}
+}
+
 // TestElementwise checks ReLU and Mul of every set against their
 // definitions, on the special values (±0, ±Inf, NaN, subnormals) and at
 // every length modulo the vector width.
@@ -225,15 +294,32 @@ func TestTileBoundsChecked(t *testing.T) {
 		a := make([]float64, ks.mr*4-1) // one short of mr rows × 4
 		b := make([]float64, 4*ks.nr)
 		c := make([]float64, ks.nr)
-		require.Panics(t, func() { ks.tile(4, a, 4, 1, b, ks.nr, c, ks.nr, 1, ks.nr, false) }, ks.name)
+		require.Panics(t, func() { ks.tile(4, a, 4, 1, b, ks.nr, c, ks.nr, 1, ks.nr, false, epilogue{}, 1) }, ks.name)
 	}
+}
+
+// engineShapes are the products of one GD step of the workloads W1, W2
+// and W4 (bench package): forward MulABt(n, out, in), weight gradient
+// MulAtB(out, in, n), input gradient MulAB(n, in, out).
+var engineShapes = []struct {
+	kernel  string
+	m, n, k int
+}{
+	{"MulABt", 1000, 128, 50}, {"MulABt", 1000, 128, 128}, {"MulABt", 1000, 1, 128},
+	{"MulAtB", 128, 50, 1000}, {"MulAtB", 128, 128, 1000}, {"MulAtB", 1, 128, 1000},
+	{"MulAB", 1000, 128, 128}, {"MulAB", 1000, 128, 1},
+	{"MulABt", 200, 64, 20}, {"MulAtB", 64, 20, 200}, {"MulAtB", 1, 64, 200}, {"MulAB", 200, 64, 1},
+	{"MulABt", 40, 16, 10}, {"MulABt", 40, 16, 16}, {"MulAtB", 16, 16, 40}, {"MulAB", 40, 16, 16},
 }
 
 func BenchmarkKernelSets(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {200, 64, 20}, {40, 16, 16}} {
-		m, n, k := sh[0], sh[1], sh[2]
+	for _, sh := range engineShapes {
+		m, n, k := sh.m, sh.n, sh.k
 		for _, kn := range kernels {
+			if kn.name != sh.kernel {
+				continue
+			}
 			ar, ac := kn.aShape(m, n, k)
 			br, bc := kn.bShape(m, n, k)
 			a := newStrided(r, ar, ac, 0, false)
@@ -241,13 +327,18 @@ func BenchmarkKernelSets(b *testing.B) {
 			c := newStrided(r, m, n, 0, false)
 			for _, ks := range available {
 				b.Run(fmt.Sprintf("%s/%s/m=%d/n=%d/k=%d", ks.name, kn.name, m, n, k), func(b *testing.B) {
+					cpu0 := cpuSeconds()
 					withSet(ks, func() {
 						b.ReportAllocs()
 						for b.Loop() {
 							kn.call(m, n, k, a, bm, c, false)
 						}
 					})
-					b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					flops := float64(2*m*n*k) * float64(b.N)
+					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					if cpu := cpuSeconds() - cpu0; cpu > 0 {
+						b.ReportMetric(flops/cpu/1e9, "cpu-GFLOP/s")
+					}
 				})
 			}
 		}
