@@ -27,6 +27,7 @@ package linalg
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // MulABt sets C = A·Bᵀ (+ C when accumulate), with A m×k (row stride lda),
@@ -163,17 +164,23 @@ type job struct {
 	buf             []float64 // packed Bᵀ of MulABt
 }
 
-// freeJobs keeps idle jobs (with their grown buffers) for reuse. Unlike a
-// sync.Pool it is not emptied by the garbage collector, so a long run never
-// re-allocates them.
-var freeJobs = make(chan *job, 64)
+// Idle jobs (with their grown buffers) wait in jobCache (one, taken and put
+// back with one atomic operation: the common case of one goroutine) and
+// freeJobs (more, for concurrent callers). Unlike a sync.Pool they are not
+// emptied by the garbage collector, so a long run never re-allocates them.
+var (
+	jobCache atomic.Pointer[job]
+	freeJobs = make(chan *job, 64)
+)
 
 func getJob(ks *kernelSet) *job {
-	var j *job
-	select {
-	case j = <-freeJobs:
-	default:
-		j = new(job)
+	j := jobCache.Swap(nil)
+	if j == nil {
+		select {
+		case j = <-freeJobs:
+		default:
+			j = new(job)
+		}
 	}
 	j.ks = ks
 	return j
@@ -181,6 +188,9 @@ func getJob(ks *kernelSet) *job {
 
 func putJob(j *job) {
 	j.a, j.b, j.c, j.epi = nil, nil, nil, epilogue{}
+	if jobCache.CompareAndSwap(nil, j) {
+		return
+	}
 	select {
 	case freeJobs <- j:
 	default:
@@ -216,9 +226,9 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	j.load = load
 	mr := j.ks.mr
 	tiles := (m + mr - 1) / mr
-	t := threads()
-	if t < 2 || tiles < 2 || 2*float64(m)*float64(n)*float64(k) < parallelFLOPs {
-		t = 1
+	t := 1
+	if tiles >= 2 && 2*float64(m)*float64(n)*float64(k) >= parallelFLOPs {
+		t = threads()
 	}
 	per := min(unitTiles, max(1, (tiles+4*t-1)/(4*t)))
 	if t == 1 {
@@ -233,6 +243,7 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 		}
 		return
 	}
+	parallelProducts.Add(1)
 	j.next.set(0)
 	j.wg.Add(t - 1)
 	for w := 1; w < t; w++ {
@@ -260,9 +271,12 @@ func (j *job) unit(u int, s *scratch) {
 	mr, nr := ks.mr, ks.nr
 	i0 := u * j.unitRows
 	i1 := min(j.m, i0+j.unitRows)
-	// The last tile is partial when i1−i0 is not a multiple of mr; its rows
-	// are copied, zero-padded, to s.a as a kc×mr sliver (rsa 1, csa mr).
+	// The last tile is partial when i1−i0 is not a multiple of mr. Kernels
+	// that read whole tiles of A shift it up over the previous rows (which
+	// they compute again and drop); when C has fewer than mr rows they read
+	// its rows from s.a, copied and zero-padded as a kc×mr sliver.
 	full := i0 + (i1-i0)/mr*mr
+	pad := ks.wholeA && full < i1 && i1 < mr
 	for pc := 0; pc < j.k; pc += kc {
 		kb := min(kc, j.k-pc)
 		load := j.load || pc > 0
@@ -271,12 +285,12 @@ func (j *job) unit(u int, s *scratch) {
 		if pc+kb == j.k {
 			e = j.epi
 		}
-		if full < i1 {
-			pad := s.a[:kb*mr]
-			clear(pad)
+		if pad {
+			p := s.a[:kb*mr]
+			clear(p)
 			for i := full; i < i1; i++ {
 				for l := 0; l < kb; l++ {
-					pad[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+					p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
 				}
 			}
 		}
@@ -295,41 +309,49 @@ func (j *job) unit(u int, s *scratch) {
 				b, ldb = pb, nr
 			}
 			for i := i0; i < i1; {
-				// The full tiles in one call, then the padded last tile.
-				rows, tiles := mr, (full-i)/mr
-				a, rsa, csa := j.a[i*j.rsa+pc*j.csa:], j.rsa, j.csa
+				// The full tiles in one call, then the last tile: rows
+				// ci+skip … ci+rows−1 of C are written.
+				ci, rows, tiles, skip := i, mr, (full-i)/mr, 0
 				if i >= full {
-					rows, tiles = i1-i, 1
+					tiles, rows = 1, i1-i
+					if ks.wholeA && !pad {
+						ci, rows, skip = i1-mr, mr, mr-(i1-i)
+					}
+				}
+				a, rsa, csa := j.a[ci*j.rsa+pc*j.csa:], j.rsa, j.csa
+				if pad && i >= full {
 					a, rsa, csa = s.a[:kb*mr], 1, mr
 				}
 				if padded {
 					tiles = 1
 				}
-				c := j.c[i*j.ldc+j0:]
+				c := j.c[ci*j.ldc+j0:]
 				switch {
 				case padded:
 					tc := s.c[:rows*nr]
 					if load {
-						for r := 0; r < rows; r++ {
+						for r := skip; r < rows; r++ {
 							copy(tc[r*nr:r*nr+cols], c[r*j.ldc:r*j.ldc+cols])
 						}
 					}
-					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load, epilogue{}, 1)
-					for r := 0; r < rows; r++ {
+					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load, epilogue{}, 1, skip)
+					for r := skip; r < rows; r++ {
 						copy(c[r*j.ldc:r*j.ldc+cols], tc[r*nr:r*nr+cols])
 					}
-					e.apply(c, j.ldc, i, j0, rows, cols)
 				case ks.fused:
 					te := e
 					if e.kind == epiMask {
-						te.m = e.m[i*e.ldm+j0:]
+						te.m = e.m[ci*e.ldm+j0:]
 					}
-					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, te, tiles)
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, te, tiles, skip)
 				default:
-					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, epilogue{}, tiles)
-					e.apply(c, j.ldc, i, j0, (tiles-1)*mr+rows, cols)
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, epilogue{}, tiles, skip)
 				}
-				i += (tiles-1)*mr + rows
+				end := ci + (tiles-1)*mr + rows
+				if !ks.fused {
+					e.apply(j.c[i*j.ldc+j0:], j.ldc, i, j0, end-i, cols)
+				}
+				i = end
 			}
 		}
 	}

@@ -31,6 +31,7 @@ func main() {
 	dot512()
 	dot256()
 	elementwise()
+	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -69,14 +70,15 @@ func aRow(base string, i int) string {
 // (acc > 0 ? acc : +0, which maps NaN and −0 to +0), 4 mask epilogue
 // (acc·[M[i][j] > 0] with M[i][j] at m + i·ldm + j, a product by 1 or 0). All
 // 12 rows of A must be readable; B, C and M are only touched where the mask
-// is set, C and M only in rows below mr. The tile loop keeps its moving
-// bases in the argument slots a, c and m.
+// is set, C and M only in rows skip ≤ i < mr (rows above skip are computed
+// and dropped: an edge tile shifted up over its neighbour's rows). The tile
+// loop keeps its moving bases in the argument slots a, c and m.
 func gemm12xN(regs int) {
 	name := fmt.Sprintf("gemm12x%d", 8*regs)
 	lbl := fmt.Sprintf("g12x%d_", 8*regs)
 	p(`
-// func %s(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
-TEXT ·%s(SB), NOSPLIT, $0-112
+// func %s(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·%s(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -111,9 +113,12 @@ TEXT ·%s(SB), NOSPLIT, $0-112
 			p("\tJLE %sloop_check", lbl)
 			p("\tADDQ SI, BX")
 		}
+		p("\tCMPQ skip+112(FP), $%d", i)
+		p("\tJGT %sload_skip%d", lbl, i)
 		for q := 0; q < regs; q++ {
 			p("\tVMOVUPD.Z %d(BX), K%d, Z%d", 64*q, q+1, acc(i, q))
 		}
+		p("%sload_skip%d:", lbl, i)
 	}
 	p("%sloop_check:", lbl)
 	p("\tTESTQ CX, CX")
@@ -159,12 +164,15 @@ TEXT ·%s(SB), NOSPLIT, $0-112
 			p("\tJLE %sstore", lbl)
 			p("\tADDQ AX, BX")
 		}
+		p("\tCMPQ skip+112(FP), $%d", i)
+		p("\tJGT %smask_skip%d", lbl, i)
 		for q := 0; q < regs; q++ {
 			p("\tVMOVUPD.Z %d(BX), K%d, Z26", 64*q, q+1)
 			p("\tVCMPPD $0x1e, Z24, Z26, K%d", 3+q)
 			p("\tVMOVUPD.Z Z25, K%d, Z27", 3+q)
 			p("\tVMULPD Z27, Z%d, Z%d", acc(i, q), acc(i, q))
 		}
+		p("%smask_skip%d:", lbl, i)
 	}
 	p("%sstore:", lbl)
 	for i := 0; i < 12; i++ {
@@ -173,9 +181,12 @@ TEXT ·%s(SB), NOSPLIT, $0-112
 			p("\tJLE %snext", lbl)
 			p("\tADDQ SI, DI")
 		}
+		p("\tCMPQ skip+112(FP), $%d", i)
+		p("\tJGT %sstore_skip%d", lbl, i)
 		for q := 0; q < regs; q++ {
 			p("\tVMOVUPD Z%d, K%d, %d(DI)", acc(i, q), q+1, 64*q)
 		}
+		p("%sstore_skip%d:", lbl, i)
 	}
 	// Next tile: a += 12·rsa, c += 12·ldc, m += 12·ldm.
 	p("%snext:", lbl)
@@ -248,12 +259,12 @@ TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 	p("\tRET")
 }
 
-// gemm6x8 is the AVX2 tile: as gemm12x16 with 6 rows and exactly 8
-// columns (the caller pads B and C for narrower edges).
+// gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
+// (the caller pads B and C for narrower edges), one tile, no epilogue.
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-80
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), R8
 	MOVQ rsa+16(FP), R9
@@ -281,8 +292,11 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-80
 			p("\tJLE g6_loop_check")
 			p("\tADDQ SI, BX")
 		}
+		p("\tCMPQ skip+80(FP), $%d", i)
+		p("\tJGT g6_load_skip%d", i)
 		p("\tVMOVUPD (BX), Y%d", 2*i)
 		p("\tVMOVUPD 32(BX), Y%d", 2*i+1)
+		p("g6_load_skip%d:", i)
 	}
 	p("g6_loop_check:")
 	p("\tTESTQ CX, CX")
@@ -307,8 +321,11 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-80
 			p("\tJLE g6_done")
 			p("\tADDQ SI, DI")
 		}
+		p("\tCMPQ skip+80(FP), $%d", i)
+		p("\tJGT g6_store_skip%d", i)
 		p("\tVMOVUPD Y%d, (DI)", 2*i)
 		p("\tVMOVUPD Y%d, 32(DI)", 2*i+1)
+		p("g6_store_skip%d:", i)
 	}
 	p("g6_done:")
 	p("\tVZEROUPPER")
@@ -636,4 +653,40 @@ m2_loop:
 m2_done:
 	VZEROUPPER
 	RET`)
+}
+
+// peak writes fmaPeak512 and fmaPeak256: n iterations of 24 (12)
+// independent register-only FMAs, the machine's peak FMA throughput for
+// BenchmarkPeakFMA (the yardstick of the kernels' GFLOP/s).
+func peak() {
+	p("")
+	p("// func fmaPeak512(n int)")
+	p("TEXT ·fmaPeak512(SB), NOSPLIT, $0-8")
+	p("\tMOVQ n+0(FP), CX")
+	for i := 0; i < 26; i++ {
+		p("\tVPXORQ Z%d, Z%d, Z%d", i, i, i)
+	}
+	p("peak5_loop:")
+	for i := 0; i < 24; i++ {
+		p("\tVFMADD231PD Z24, Z25, Z%d", i)
+	}
+	p("\tDECQ CX")
+	p("\tJNZ peak5_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	p("")
+	p("// func fmaPeak256(n int)")
+	p("TEXT ·fmaPeak256(SB), NOSPLIT, $0-8")
+	p("\tMOVQ n+0(FP), CX")
+	for i := 0; i < 14; i++ {
+		p("\tVXORPD Y%d, Y%d, Y%d", i, i, i)
+	}
+	p("peak2_loop:")
+	for i := 0; i < 12; i++ {
+		p("\tVFMADD231PD Y12, Y13, Y%d", i)
+	}
+	p("\tDECQ CX")
+	p("\tJNZ peak2_loop")
+	p("\tVZEROUPPER")
+	p("\tRET")
 }

@@ -9,22 +9,32 @@ package linalg
 // and write, so that a wrong call panics in Go instead of corrupting memory.
 
 //go:noescape
-func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
+func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 
 //go:noescape
-func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
+func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 
 //go:noescape
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
-func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int)
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
 
 //go:noescape
 func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
 
 //go:noescape
 func dot256(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail *int64, load int)
+
+func fmaPeak512(n int)
+func fmaPeak256(n int)
+
+// peakFMA runs n iterations of the set's register-only FMA loop and returns
+// the flops done (nil for sets without one).
+var peakFMA = map[string]func(n int) float64{
+	"avx512": func(n int) float64 { fmaPeak512(n); return float64(n) * 24 * 16 },
+	"avx2":   func(n int) float64 { fmaPeak256(n); return float64(n) * 12 * 8 },
+}
 
 //go:noescape
 func relu512(dst, dd, z *float64, n int)
@@ -39,7 +49,7 @@ func mul512(dst, x, y *float64, n int)
 func mul256(dst, x, y *float64, n int)
 
 var avx512Set = &kernelSet{
-	name: "avx512", mr: 12, nr: 16, masked: true, fused: true,
+	name: "avx512", mr: 12, nr: 16, masked: true, fused: true, wholeA: true,
 	tile: tile512, row: row512, rowCols: 56,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
@@ -54,7 +64,7 @@ var avx512Set = &kernelSet{
 }
 
 var avx2Set = &kernelSet{
-	name: "avx2", mr: 6, nr: 8, masked: false,
+	name: "avx2", mr: 6, nr: 8, masked: false, wholeA: true,
 	tile: tile256,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
@@ -78,7 +88,7 @@ var laneMasks = func() (m [8][8]int64) {
 	return m
 }()
 
-func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles int) {
+func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
 	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols, tiles)
 	flags := b2i(load)
 	var m *float64
@@ -94,10 +104,10 @@ func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64
 	}
 	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
 	if cols <= 8 {
-		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles)
+		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 		return
 	}
-	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles)
+	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 }
 
 func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {
@@ -106,13 +116,13 @@ func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols
 	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
 }
 
-func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles int) {
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles, skip int) {
 	if cols != 8 {
 		panic("linalg: avx2 tile needs 8 columns")
 	}
 	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
 	for t := 0; t < tiles; t++ {
-		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load))
+		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load), skip)
 	}
 }
 

@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
-TEXT ·gemm12x16(SB), NOSPLIT, $0-112
+// func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm12x16(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -54,63 +54,99 @@ g12x16_tile:
 	TESTQ $1, flags+80(FP)
 	JEQ g12x16_loop_check
 	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g12x16_load_skip0
 	VMOVUPD.Z 0(BX), K1, Z0
 	VMOVUPD.Z 64(BX), K2, Z1
+g12x16_load_skip0:
 	CMPQ DX, $1
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g12x16_load_skip1
 	VMOVUPD.Z 0(BX), K1, Z2
 	VMOVUPD.Z 64(BX), K2, Z3
+g12x16_load_skip1:
 	CMPQ DX, $2
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g12x16_load_skip2
 	VMOVUPD.Z 0(BX), K1, Z4
 	VMOVUPD.Z 64(BX), K2, Z5
+g12x16_load_skip2:
 	CMPQ DX, $3
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g12x16_load_skip3
 	VMOVUPD.Z 0(BX), K1, Z6
 	VMOVUPD.Z 64(BX), K2, Z7
+g12x16_load_skip3:
 	CMPQ DX, $4
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $4
+	JGT g12x16_load_skip4
 	VMOVUPD.Z 0(BX), K1, Z8
 	VMOVUPD.Z 64(BX), K2, Z9
+g12x16_load_skip4:
 	CMPQ DX, $5
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $5
+	JGT g12x16_load_skip5
 	VMOVUPD.Z 0(BX), K1, Z10
 	VMOVUPD.Z 64(BX), K2, Z11
+g12x16_load_skip5:
 	CMPQ DX, $6
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $6
+	JGT g12x16_load_skip6
 	VMOVUPD.Z 0(BX), K1, Z12
 	VMOVUPD.Z 64(BX), K2, Z13
+g12x16_load_skip6:
 	CMPQ DX, $7
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $7
+	JGT g12x16_load_skip7
 	VMOVUPD.Z 0(BX), K1, Z14
 	VMOVUPD.Z 64(BX), K2, Z15
+g12x16_load_skip7:
 	CMPQ DX, $8
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $8
+	JGT g12x16_load_skip8
 	VMOVUPD.Z 0(BX), K1, Z16
 	VMOVUPD.Z 64(BX), K2, Z17
+g12x16_load_skip8:
 	CMPQ DX, $9
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $9
+	JGT g12x16_load_skip9
 	VMOVUPD.Z 0(BX), K1, Z18
 	VMOVUPD.Z 64(BX), K2, Z19
+g12x16_load_skip9:
 	CMPQ DX, $10
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $10
+	JGT g12x16_load_skip10
 	VMOVUPD.Z 0(BX), K1, Z20
 	VMOVUPD.Z 64(BX), K2, Z21
+g12x16_load_skip10:
 	CMPQ DX, $11
 	JLE g12x16_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $11
+	JGT g12x16_load_skip11
 	VMOVUPD.Z 0(BX), K1, Z22
 	VMOVUPD.Z 64(BX), K2, Z23
+g12x16_load_skip11:
 g12x16_loop_check:
 	TESTQ CX, CX
 	JEQ g12x16_epilogue
@@ -194,6 +230,8 @@ g12x16_mask:
 	SHLQ $3, AX
 	MOVQ $0x3ff0000000000000, CX
 	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g12x16_mask_skip0
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -202,9 +240,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z1, Z1
+g12x16_mask_skip0:
 	CMPQ DX, $1
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g12x16_mask_skip1
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -213,9 +254,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z3, Z3
+g12x16_mask_skip1:
 	CMPQ DX, $2
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g12x16_mask_skip2
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -224,9 +268,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z5, Z5
+g12x16_mask_skip2:
 	CMPQ DX, $3
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g12x16_mask_skip3
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -235,9 +282,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z7, Z7
+g12x16_mask_skip3:
 	CMPQ DX, $4
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $4
+	JGT g12x16_mask_skip4
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -246,9 +296,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z9, Z9
+g12x16_mask_skip4:
 	CMPQ DX, $5
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $5
+	JGT g12x16_mask_skip5
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -257,9 +310,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z11, Z11
+g12x16_mask_skip5:
 	CMPQ DX, $6
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $6
+	JGT g12x16_mask_skip6
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -268,9 +324,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z13, Z13
+g12x16_mask_skip6:
 	CMPQ DX, $7
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $7
+	JGT g12x16_mask_skip7
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -279,9 +338,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z15, Z15
+g12x16_mask_skip7:
 	CMPQ DX, $8
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $8
+	JGT g12x16_mask_skip8
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -290,9 +352,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z17, Z17
+g12x16_mask_skip8:
 	CMPQ DX, $9
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $9
+	JGT g12x16_mask_skip9
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -301,9 +366,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z19, Z19
+g12x16_mask_skip9:
 	CMPQ DX, $10
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $10
+	JGT g12x16_mask_skip10
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -312,9 +380,12 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z21, Z21
+g12x16_mask_skip10:
 	CMPQ DX, $11
 	JLE g12x16_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $11
+	JGT g12x16_mask_skip11
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
@@ -323,64 +394,101 @@ g12x16_mask:
 	VCMPPD $0x1e, Z24, Z26, K4
 	VMOVUPD.Z Z25, K4, Z27
 	VMULPD Z27, Z23, Z23
+g12x16_mask_skip11:
 g12x16_store:
+	CMPQ skip+112(FP), $0
+	JGT g12x16_store_skip0
 	VMOVUPD Z0, K1, 0(DI)
 	VMOVUPD Z1, K2, 64(DI)
+g12x16_store_skip0:
 	CMPQ DX, $1
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g12x16_store_skip1
 	VMOVUPD Z2, K1, 0(DI)
 	VMOVUPD Z3, K2, 64(DI)
+g12x16_store_skip1:
 	CMPQ DX, $2
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g12x16_store_skip2
 	VMOVUPD Z4, K1, 0(DI)
 	VMOVUPD Z5, K2, 64(DI)
+g12x16_store_skip2:
 	CMPQ DX, $3
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g12x16_store_skip3
 	VMOVUPD Z6, K1, 0(DI)
 	VMOVUPD Z7, K2, 64(DI)
+g12x16_store_skip3:
 	CMPQ DX, $4
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $4
+	JGT g12x16_store_skip4
 	VMOVUPD Z8, K1, 0(DI)
 	VMOVUPD Z9, K2, 64(DI)
+g12x16_store_skip4:
 	CMPQ DX, $5
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $5
+	JGT g12x16_store_skip5
 	VMOVUPD Z10, K1, 0(DI)
 	VMOVUPD Z11, K2, 64(DI)
+g12x16_store_skip5:
 	CMPQ DX, $6
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $6
+	JGT g12x16_store_skip6
 	VMOVUPD Z12, K1, 0(DI)
 	VMOVUPD Z13, K2, 64(DI)
+g12x16_store_skip6:
 	CMPQ DX, $7
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $7
+	JGT g12x16_store_skip7
 	VMOVUPD Z14, K1, 0(DI)
 	VMOVUPD Z15, K2, 64(DI)
+g12x16_store_skip7:
 	CMPQ DX, $8
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $8
+	JGT g12x16_store_skip8
 	VMOVUPD Z16, K1, 0(DI)
 	VMOVUPD Z17, K2, 64(DI)
+g12x16_store_skip8:
 	CMPQ DX, $9
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $9
+	JGT g12x16_store_skip9
 	VMOVUPD Z18, K1, 0(DI)
 	VMOVUPD Z19, K2, 64(DI)
+g12x16_store_skip9:
 	CMPQ DX, $10
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $10
+	JGT g12x16_store_skip10
 	VMOVUPD Z20, K1, 0(DI)
 	VMOVUPD Z21, K2, 64(DI)
+g12x16_store_skip10:
 	CMPQ DX, $11
 	JLE g12x16_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $11
+	JGT g12x16_store_skip11
 	VMOVUPD Z22, K1, 0(DI)
 	VMOVUPD Z23, K2, 64(DI)
+g12x16_store_skip11:
 g12x16_next:
 	MOVQ a+8(FP), R8
 	LEAQ (R8)(R13*4), R8
@@ -396,8 +504,8 @@ g12x16_next:
 	VZEROUPPER
 	RET
 
-// func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int)
-TEXT ·gemm12x8(SB), NOSPLIT, $0-112
+// func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm12x8(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -434,51 +542,87 @@ g12x8_tile:
 	TESTQ $1, flags+80(FP)
 	JEQ g12x8_loop_check
 	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g12x8_load_skip0
 	VMOVUPD.Z 0(BX), K1, Z0
+g12x8_load_skip0:
 	CMPQ DX, $1
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g12x8_load_skip1
 	VMOVUPD.Z 0(BX), K1, Z1
+g12x8_load_skip1:
 	CMPQ DX, $2
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g12x8_load_skip2
 	VMOVUPD.Z 0(BX), K1, Z2
+g12x8_load_skip2:
 	CMPQ DX, $3
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g12x8_load_skip3
 	VMOVUPD.Z 0(BX), K1, Z3
+g12x8_load_skip3:
 	CMPQ DX, $4
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $4
+	JGT g12x8_load_skip4
 	VMOVUPD.Z 0(BX), K1, Z4
+g12x8_load_skip4:
 	CMPQ DX, $5
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $5
+	JGT g12x8_load_skip5
 	VMOVUPD.Z 0(BX), K1, Z5
+g12x8_load_skip5:
 	CMPQ DX, $6
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $6
+	JGT g12x8_load_skip6
 	VMOVUPD.Z 0(BX), K1, Z6
+g12x8_load_skip6:
 	CMPQ DX, $7
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $7
+	JGT g12x8_load_skip7
 	VMOVUPD.Z 0(BX), K1, Z7
+g12x8_load_skip7:
 	CMPQ DX, $8
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $8
+	JGT g12x8_load_skip8
 	VMOVUPD.Z 0(BX), K1, Z8
+g12x8_load_skip8:
 	CMPQ DX, $9
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $9
+	JGT g12x8_load_skip9
 	VMOVUPD.Z 0(BX), K1, Z9
+g12x8_load_skip9:
 	CMPQ DX, $10
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $10
+	JGT g12x8_load_skip10
 	VMOVUPD.Z 0(BX), K1, Z10
+g12x8_load_skip10:
 	CMPQ DX, $11
 	JLE g12x8_loop_check
 	ADDQ SI, BX
+	CMPQ skip+112(FP), $11
+	JGT g12x8_load_skip11
 	VMOVUPD.Z 0(BX), K1, Z11
+g12x8_load_skip11:
 g12x8_loop_check:
 	TESTQ CX, CX
 	JEQ g12x8_epilogue
@@ -537,133 +681,205 @@ g12x8_mask:
 	SHLQ $3, AX
 	MOVQ $0x3ff0000000000000, CX
 	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g12x8_mask_skip0
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z0, Z0
+g12x8_mask_skip0:
 	CMPQ DX, $1
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g12x8_mask_skip1
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z1, Z1
+g12x8_mask_skip1:
 	CMPQ DX, $2
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g12x8_mask_skip2
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z2, Z2
+g12x8_mask_skip2:
 	CMPQ DX, $3
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g12x8_mask_skip3
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z3, Z3
+g12x8_mask_skip3:
 	CMPQ DX, $4
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $4
+	JGT g12x8_mask_skip4
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z4, Z4
+g12x8_mask_skip4:
 	CMPQ DX, $5
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $5
+	JGT g12x8_mask_skip5
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z5, Z5
+g12x8_mask_skip5:
 	CMPQ DX, $6
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $6
+	JGT g12x8_mask_skip6
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z6, Z6
+g12x8_mask_skip6:
 	CMPQ DX, $7
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $7
+	JGT g12x8_mask_skip7
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z7, Z7
+g12x8_mask_skip7:
 	CMPQ DX, $8
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $8
+	JGT g12x8_mask_skip8
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z8, Z8
+g12x8_mask_skip8:
 	CMPQ DX, $9
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $9
+	JGT g12x8_mask_skip9
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z9, Z9
+g12x8_mask_skip9:
 	CMPQ DX, $10
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $10
+	JGT g12x8_mask_skip10
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z10, Z10
+g12x8_mask_skip10:
 	CMPQ DX, $11
 	JLE g12x8_store
 	ADDQ AX, BX
+	CMPQ skip+112(FP), $11
+	JGT g12x8_mask_skip11
 	VMOVUPD.Z 0(BX), K1, Z26
 	VCMPPD $0x1e, Z24, Z26, K3
 	VMOVUPD.Z Z25, K3, Z27
 	VMULPD Z27, Z11, Z11
+g12x8_mask_skip11:
 g12x8_store:
+	CMPQ skip+112(FP), $0
+	JGT g12x8_store_skip0
 	VMOVUPD Z0, K1, 0(DI)
+g12x8_store_skip0:
 	CMPQ DX, $1
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g12x8_store_skip1
 	VMOVUPD Z1, K1, 0(DI)
+g12x8_store_skip1:
 	CMPQ DX, $2
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g12x8_store_skip2
 	VMOVUPD Z2, K1, 0(DI)
+g12x8_store_skip2:
 	CMPQ DX, $3
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g12x8_store_skip3
 	VMOVUPD Z3, K1, 0(DI)
+g12x8_store_skip3:
 	CMPQ DX, $4
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $4
+	JGT g12x8_store_skip4
 	VMOVUPD Z4, K1, 0(DI)
+g12x8_store_skip4:
 	CMPQ DX, $5
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $5
+	JGT g12x8_store_skip5
 	VMOVUPD Z5, K1, 0(DI)
+g12x8_store_skip5:
 	CMPQ DX, $6
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $6
+	JGT g12x8_store_skip6
 	VMOVUPD Z6, K1, 0(DI)
+g12x8_store_skip6:
 	CMPQ DX, $7
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $7
+	JGT g12x8_store_skip7
 	VMOVUPD Z7, K1, 0(DI)
+g12x8_store_skip7:
 	CMPQ DX, $8
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $8
+	JGT g12x8_store_skip8
 	VMOVUPD Z8, K1, 0(DI)
+g12x8_store_skip8:
 	CMPQ DX, $9
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $9
+	JGT g12x8_store_skip9
 	VMOVUPD Z9, K1, 0(DI)
+g12x8_store_skip9:
 	CMPQ DX, $10
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $10
+	JGT g12x8_store_skip10
 	VMOVUPD Z10, K1, 0(DI)
+g12x8_store_skip10:
 	CMPQ DX, $11
 	JLE g12x8_next
 	ADDQ SI, DI
+	CMPQ skip+112(FP), $11
+	JGT g12x8_store_skip11
 	VMOVUPD Z11, K1, 0(DI)
+g12x8_store_skip11:
 g12x8_next:
 	MOVQ a+8(FP), R8
 	LEAQ (R8)(R13*4), R8
@@ -753,8 +969,8 @@ g1_store:
 	VZEROUPPER
 	RET
 
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-80
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), R8
 	MOVQ rsa+16(FP), R9
@@ -785,33 +1001,51 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-80
 	CMPQ load+72(FP), $0
 	JEQ g6_loop_check
 	MOVQ DI, BX
+	CMPQ skip+80(FP), $0
+	JGT g6_load_skip0
 	VMOVUPD (BX), Y0
 	VMOVUPD 32(BX), Y1
+g6_load_skip0:
 	CMPQ DX, $1
 	JLE g6_loop_check
 	ADDQ SI, BX
+	CMPQ skip+80(FP), $1
+	JGT g6_load_skip1
 	VMOVUPD (BX), Y2
 	VMOVUPD 32(BX), Y3
+g6_load_skip1:
 	CMPQ DX, $2
 	JLE g6_loop_check
 	ADDQ SI, BX
+	CMPQ skip+80(FP), $2
+	JGT g6_load_skip2
 	VMOVUPD (BX), Y4
 	VMOVUPD 32(BX), Y5
+g6_load_skip2:
 	CMPQ DX, $3
 	JLE g6_loop_check
 	ADDQ SI, BX
+	CMPQ skip+80(FP), $3
+	JGT g6_load_skip3
 	VMOVUPD (BX), Y6
 	VMOVUPD 32(BX), Y7
+g6_load_skip3:
 	CMPQ DX, $4
 	JLE g6_loop_check
 	ADDQ SI, BX
+	CMPQ skip+80(FP), $4
+	JGT g6_load_skip4
 	VMOVUPD (BX), Y8
 	VMOVUPD 32(BX), Y9
+g6_load_skip4:
 	CMPQ DX, $5
 	JLE g6_loop_check
 	ADDQ SI, BX
+	CMPQ skip+80(FP), $5
+	JGT g6_load_skip5
 	VMOVUPD (BX), Y10
 	VMOVUPD 32(BX), Y11
+g6_load_skip5:
 g6_loop_check:
 	TESTQ CX, CX
 	JEQ g6_store
@@ -841,33 +1075,51 @@ g6_loop:
 	DECQ CX
 	JNZ g6_loop
 g6_store:
+	CMPQ skip+80(FP), $0
+	JGT g6_store_skip0
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
+g6_store_skip0:
 	CMPQ DX, $1
 	JLE g6_done
 	ADDQ SI, DI
+	CMPQ skip+80(FP), $1
+	JGT g6_store_skip1
 	VMOVUPD Y2, (DI)
 	VMOVUPD Y3, 32(DI)
+g6_store_skip1:
 	CMPQ DX, $2
 	JLE g6_done
 	ADDQ SI, DI
+	CMPQ skip+80(FP), $2
+	JGT g6_store_skip2
 	VMOVUPD Y4, (DI)
 	VMOVUPD Y5, 32(DI)
+g6_store_skip2:
 	CMPQ DX, $3
 	JLE g6_done
 	ADDQ SI, DI
+	CMPQ skip+80(FP), $3
+	JGT g6_store_skip3
 	VMOVUPD Y6, (DI)
 	VMOVUPD Y7, 32(DI)
+g6_store_skip3:
 	CMPQ DX, $4
 	JLE g6_done
 	ADDQ SI, DI
+	CMPQ skip+80(FP), $4
+	JGT g6_store_skip4
 	VMOVUPD Y8, (DI)
 	VMOVUPD Y9, 32(DI)
+g6_store_skip4:
 	CMPQ DX, $5
 	JLE g6_done
 	ADDQ SI, DI
+	CMPQ skip+80(FP), $5
+	JGT g6_store_skip5
 	VMOVUPD Y10, (DI)
 	VMOVUPD Y11, 32(DI)
+g6_store_skip5:
 g6_done:
 	VZEROUPPER
 	RET
@@ -1320,5 +1572,99 @@ m2_loop:
 	DECQ CX
 	JNZ m2_loop
 m2_done:
+	VZEROUPPER
+	RET
+
+// func fmaPeak512(n int)
+TEXT ·fmaPeak512(SB), NOSPLIT, $0-8
+	MOVQ n+0(FP), CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPXORQ Z24, Z24, Z24
+	VPXORQ Z25, Z25, Z25
+peak5_loop:
+	VFMADD231PD Z24, Z25, Z0
+	VFMADD231PD Z24, Z25, Z1
+	VFMADD231PD Z24, Z25, Z2
+	VFMADD231PD Z24, Z25, Z3
+	VFMADD231PD Z24, Z25, Z4
+	VFMADD231PD Z24, Z25, Z5
+	VFMADD231PD Z24, Z25, Z6
+	VFMADD231PD Z24, Z25, Z7
+	VFMADD231PD Z24, Z25, Z8
+	VFMADD231PD Z24, Z25, Z9
+	VFMADD231PD Z24, Z25, Z10
+	VFMADD231PD Z24, Z25, Z11
+	VFMADD231PD Z24, Z25, Z12
+	VFMADD231PD Z24, Z25, Z13
+	VFMADD231PD Z24, Z25, Z14
+	VFMADD231PD Z24, Z25, Z15
+	VFMADD231PD Z24, Z25, Z16
+	VFMADD231PD Z24, Z25, Z17
+	VFMADD231PD Z24, Z25, Z18
+	VFMADD231PD Z24, Z25, Z19
+	VFMADD231PD Z24, Z25, Z20
+	VFMADD231PD Z24, Z25, Z21
+	VFMADD231PD Z24, Z25, Z22
+	VFMADD231PD Z24, Z25, Z23
+	DECQ CX
+	JNZ peak5_loop
+	VZEROUPPER
+	RET
+
+// func fmaPeak256(n int)
+TEXT ·fmaPeak256(SB), NOSPLIT, $0-8
+	MOVQ n+0(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+peak2_loop:
+	VFMADD231PD Y12, Y13, Y0
+	VFMADD231PD Y12, Y13, Y1
+	VFMADD231PD Y12, Y13, Y2
+	VFMADD231PD Y12, Y13, Y3
+	VFMADD231PD Y12, Y13, Y4
+	VFMADD231PD Y12, Y13, Y5
+	VFMADD231PD Y12, Y13, Y6
+	VFMADD231PD Y12, Y13, Y7
+	VFMADD231PD Y12, Y13, Y8
+	VFMADD231PD Y12, Y13, Y9
+	VFMADD231PD Y12, Y13, Y10
+	VFMADD231PD Y12, Y13, Y11
+	DECQ CX
+	JNZ peak2_loop
 	VZEROUPPER
 	RET

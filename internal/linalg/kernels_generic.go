@@ -21,9 +21,12 @@ type kernelSet struct {
 	fused bool
 	// tile computes tiles row tiles of C, each mr rows below the previous
 	// (rows = mr when tiles > 1), in chain order (tileGeneric), then
-	// applies the epilogue e when fused. All mr rows of A must be readable,
-	// whatever rows says.
-	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles int)
+	// applies the epilogue e when fused; only rows skip ≤ i < rows of a
+	// tile are read from and written to C (and read from the mask).
+	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int)
+	// wholeA reports that tile reads all mr rows of A whatever rows
+	// says, so that a short last tile must be shifted up or padded.
+	wholeA bool
 	// row, when not nil, computes one row of C in chain order, up to
 	// rowCols columns at a time (the m = 1 products).
 	row     func(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool)
@@ -41,8 +44,8 @@ type kernelSet struct {
 // results every other set must reproduce.
 var genericSet = &kernelSet{
 	name: "generic", mr: 4, nr: 64, masked: true,
-	tile: func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles int) {
-		tileGeneric(k, a, rsa, csa, b, ldb, c, ldc, rows+(tiles-1)*4, cols, load)
+	tile: func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles, skip int) {
+		tileGeneric(k, a[skip*rsa:], rsa, csa, b, ldb, c[skip*ldc:], ldc, rows+(tiles-1)*4-skip, cols, load)
 	},
 	dot:  dotGeneric,
 	relu: reluGeneric,

@@ -235,7 +235,7 @@ func requireSameBits(t *testing.T, want, got []float64, name string) {
 	}
 }
 
-// TestElementwise checks ReLU and Mul of every set against their
+// TestElementwise checks ReLU, Mul and MulPos of every set against their
 // definitions, on the special values (±0, ±Inf, NaN, subnormals) and at
 // every length modulo the vector width.
 func TestElementwise(t *testing.T) {
@@ -263,6 +263,9 @@ func TestElementwise(t *testing.T) {
 			prod := make([]float64, n+1)
 			prod[n] = sentinel
 			withSet(ks, func() { Mul(prod, z, y) })
+			masked := make([]float64, n+1)
+			masked[n] = sentinel
+			withSet(ks, func() { MulPos(masked, y, z) })
 			for i, v := range z {
 				want, wantD := 0.0, 0.0
 				if v > 0 {
@@ -271,6 +274,7 @@ func TestElementwise(t *testing.T) {
 				require.Equal(t, math.Float64bits(want), math.Float64bits(dst[i]), "%s ReLU(%v)", ks.name, v)
 				require.Equal(t, math.Float64bits(want), math.Float64bits(dst2[i]), "%s ReLU(%v) without σ′", ks.name, v)
 				require.Equal(t, wantD, dd[i], "%s ReLU′(%v)", ks.name, v)
+				require.Equal(t, math.Float64bits(y[i]*wantD), math.Float64bits(masked[i]), "%s %v·[%v > 0]", ks.name, y[i], v)
 				if p := v * y[i]; math.IsNaN(p) {
 					require.True(t, math.IsNaN(prod[i]))
 				} else {
@@ -280,6 +284,7 @@ func TestElementwise(t *testing.T) {
 			require.Equal(t, sentinel, dst[n], "ReLU wrote past z")
 			require.Equal(t, sentinel, dd[n], "ReLU wrote past z")
 			require.Equal(t, sentinel, prod[n], "Mul wrote past x")
+			require.Equal(t, sentinel, masked[n], "MulPos wrote past x")
 		}
 	}
 }
@@ -294,7 +299,7 @@ func TestTileBoundsChecked(t *testing.T) {
 		a := make([]float64, ks.mr*4-1) // one short of mr rows × 4
 		b := make([]float64, 4*ks.nr)
 		c := make([]float64, ks.nr)
-		require.Panics(t, func() { ks.tile(4, a, 4, 1, b, ks.nr, c, ks.nr, 1, ks.nr, false, epilogue{}, 1) }, ks.name)
+		require.Panics(t, func() { ks.tile(4, a, 4, 1, b, ks.nr, c, ks.nr, 1, ks.nr, false, epilogue{}, 1, 0) }, ks.name)
 	}
 }
 
@@ -342,5 +347,51 @@ func BenchmarkKernelSets(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkPeakFMA measures one core's peak FMA throughput with a loop of
+// independent register-only FMAs (2 FMA units × 8 lanes × 2 flops per cycle
+// on AVX-512 server cores): the yardstick for the GFLOP/s of the kernels and
+// of the engine's steps.
+func BenchmarkPeakFMA(b *testing.B) {
+	for _, ks := range available {
+		f, ok := peakFMA[ks.name]
+		if !ok {
+			continue
+		}
+		b.Run(ks.name, func(b *testing.B) {
+			var flops float64
+			for b.Loop() {
+				flops += f(10000)
+			}
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkMicroKernel times the tile kernel alone on operands in L1 (a
+// 12×16 tile over k = 128): the kernel's own ceiling.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, ks := range available {
+		if ks == genericSet {
+			continue
+		}
+		mr, nr, k := ks.mr, ks.nr, 128
+		a := make([]float64, k*mr)
+		bm := make([]float64, k*nr)
+		c := make([]float64, mr*nr)
+		for i := range a {
+			a[i] = 1e-3
+		}
+		for i := range bm {
+			bm[i] = 1e-3
+		}
+		b.Run(ks.name, func(b *testing.B) {
+			for b.Loop() {
+				ks.tile(k, a, 1, mr, bm, nr, c, nr, mr, nr, false, epilogue{}, 1, 0)
+			}
+			b.ReportMetric(float64(2*mr*nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
 }

@@ -25,6 +25,14 @@ func threads() int {
 	return t
 }
 
+// parallelProducts counts the products that ran on more than one
+// goroutine (see ParallelProducts).
+var parallelProducts atomic.Int64
+
+// ParallelProducts returns how many products have run on more than one
+// goroutine so far: a diagnostic, for tests that must exercise the split.
+func ParallelProducts() int64 { return parallelProducts.Load() }
+
 // counter hands out units of work.
 type counter struct{ v atomic.Int64 }
 
