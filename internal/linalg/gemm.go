@@ -26,7 +26,6 @@
 package linalg
 
 import (
-	"sync"
 	"sync/atomic"
 )
 
@@ -159,7 +158,7 @@ type job struct {
 	epi             epilogue
 	unitRows, units int
 	next            counter
-	wg              sync.WaitGroup
+	crew            crew
 	own             scratch   // the caller's scratch
 	buf             []float64 // packed Bᵀ of MulABt
 }
@@ -245,12 +244,14 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	}
 	parallelProducts.Add(1)
 	j.next.set(0)
-	j.wg.Add(t - 1)
+	j.crew.open()
 	for w := 1; w < t; w++ {
 		workers.send(j)
 	}
 	j.work(&j.own)
-	j.wg.Wait()
+	// Wait only for helpers that joined: one that has not started yet (its
+	// core busy with other work) finds the job closed and leaves it.
+	j.crew.close()
 }
 
 // work runs units until none is left.

@@ -69,7 +69,55 @@ func (p *pool) send(j *job) {
 func worker(jobs <-chan *job) {
 	s := new(scratch)
 	for j := range jobs {
-		j.work(s)
-		j.wg.Done()
+		if j.crew.join() {
+			j.work(s)
+			j.crew.leave()
+		}
+	}
+}
+
+// A crew is the goroutines working on one job: the caller opens it, helpers
+// join while it is open and leave when no unit is left, and the caller,
+// done with its own share, closes it and waits for the helpers still inside.
+// A helper that arrives after the close (late, or with a stale pointer to a
+// reused job) does nothing. state holds the closed flag and the number of
+// helpers inside.
+type crew struct {
+	state atomic.Int64
+	done  chan struct{} // the last helper out after the close signals here
+}
+
+const crewClosed = 1 << 40
+
+func (c *crew) open() {
+	if c.done == nil {
+		c.done = make(chan struct{}, 1)
+	}
+	c.state.Store(0)
+}
+
+// join enters the crew unless it is closed.
+func (c *crew) join() bool {
+	for {
+		s := c.state.Load()
+		if s&crewClosed != 0 {
+			return false
+		}
+		if c.state.CompareAndSwap(s, s+1) {
+			return true
+		}
+	}
+}
+
+func (c *crew) leave() {
+	if c.state.Add(-1) == crewClosed {
+		c.done <- struct{}{}
+	}
+}
+
+// close shuts the crew and waits until the helpers inside have left.
+func (c *crew) close() {
+	if c.state.Add(crewClosed) != crewClosed {
+		<-c.done
 	}
 }
