@@ -8,6 +8,9 @@ Every implementation prints the same line (or JSON object with --json):
 steps are timed after a warm-up (warm-up steps run from θ₀ and are then
 undone: θ is reset to θ₀), and final_loss is 𝓛(θ_steps) = Σ_i exp(−y_i f(x_i))
 after exactly `steps` steps from θ₀, printed with 17 significant digits.
+The JSON object adds cpu_seconds, the process CPU time of the timed steps
+(all threads): on a busy machine, steps per CPU second of a one-thread run
+estimate the idle machine's speed better than the wall clock does.
 """
 
 import argparse
@@ -61,16 +64,18 @@ def run(impl, args, p, step, reset, final_loss):
     for _ in range(warm):
         step()
     reset()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     for _ in range(steps):
         step()
     secs = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     loss = final_loss()
     rate = steps / secs if secs > 0 else float("inf")
     out = {
         "workload": p["workload"], "impl": impl, "threads": args.threads, "steps": steps,
         "seconds": secs, "steps_per_s": rate, "gflops": p["flops_per_step"] * rate / 1e9,
-        "final_loss": loss,
+        "final_loss": loss, "cpu_seconds": cpu,
     }
     if args.json:
         print(json.dumps(out))

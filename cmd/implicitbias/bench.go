@@ -113,6 +113,10 @@ type benchResult struct {
 	StepsPerS float64 `json:"steps_per_s"`
 	GFLOPs    float64 `json:"gflops"`
 	FinalLoss float64 `json:"final_loss"`
+	// CPUSeconds is the process CPU time of the timed steps (all threads):
+	// on a busy machine, steps per CPU second of a one-thread run estimate
+	// the idle machine's speed better than the wall clock.
+	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 // timeEngine runs steps/5+1 warm-up steps, resets θ to θ₀, and times steps
@@ -131,11 +135,13 @@ func timeEngine(p *bench.Problem, steps, threads int) (*benchResult, error) {
 		return nil, fmt.Errorf("warm-up: %v", err)
 	}
 	r.Reset()
+	cpu0 := bench.CPUTime()
 	start := time.Now()
 	if err := r.Steps(steps); err != nil {
 		return nil, err
 	}
 	secs := time.Since(start).Seconds()
+	cpu := (bench.CPUTime() - cpu0).Seconds()
 	loss, err := r.Loss()
 	if err != nil {
 		return nil, err
@@ -143,7 +149,7 @@ func timeEngine(p *bench.Problem, steps, threads int) (*benchResult, error) {
 	rate := float64(steps) / secs
 	return &benchResult{
 		Workload: p.Workload.Name, Impl: "engine", Kernels: linalg.Kernels(), Threads: threads,
-		Steps: steps, Seconds: secs, StepsPerS: rate, GFLOPs: p.Workload.FLOPs() * rate / 1e9, FinalLoss: loss,
+		Steps: steps, Seconds: secs, StepsPerS: rate, GFLOPs: p.Workload.FLOPs() * rate / 1e9, FinalLoss: loss, CPUSeconds: cpu,
 	}, nil
 }
 
