@@ -157,6 +157,8 @@ type job struct {
 	load            bool
 	epi             epilogue
 	unitRows, units int
+	unitCols        int // columns of a unit (a multiple of nr)
+	colGroups       int // units per group of rows
 	next            counter
 	crew            crew
 	own             scratch   // the caller's scratch
@@ -225,16 +227,27 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	j.load = load
 	mr := j.ks.mr
 	tiles := (m + mr - 1) / mr
+	slivers := (n + j.ks.nr - 1) / j.ks.nr
 	t := 1
-	if tiles >= 2 && 2*float64(m)*float64(n)*float64(k) >= parallelFLOPs {
+	if tiles*slivers >= 2 && 2*float64(m)*float64(n)*float64(k) >= parallelFLOPs {
 		t = threads()
 	}
-	per := min(unitTiles, max(1, (tiles+4*t-1)/(4*t)))
-	if t == 1 {
-		per = unitTiles
+	// Units: groups of row tiles, and, when the rows give fewer than 8
+	// units per goroutine, groups of column slivers too (so that, e.g., 11
+	// row tiles split evenly over 2 goroutines).
+	per := unitTiles
+	if t > 1 {
+		per = min(unitTiles, max(1, (tiles+4*t-1)/(4*t)))
 	}
 	j.unitRows = per * mr
-	j.units = (m + j.unitRows - 1) / j.unitRows
+	rowUnits := (m + j.unitRows - 1) / j.unitRows
+	j.colGroups = 1
+	if t > 1 && rowUnits < 8*t {
+		j.colGroups = min(slivers, (8*t+rowUnits-1)/rowUnits)
+	}
+	j.unitCols = (slivers + j.colGroups - 1) / j.colGroups * j.ks.nr
+	j.colGroups = (n + j.unitCols - 1) / j.unitCols
+	j.units = rowUnits * j.colGroups
 	t = min(t, j.units)
 	if t == 1 {
 		for u := 0; u < j.units; u++ {
@@ -265,13 +278,16 @@ func (j *job) work(s *scratch) {
 	}
 }
 
-// unit computes rows [u·unitRows, …) of C: for each block of kc values of
-// l, for each column sliver, for each row tile.
+// unit computes the block of C of unit u (unitRows rows, unitCols columns):
+// for each block of kc values of l, for each column sliver, for each row
+// tile.
 func (j *job) unit(u int, s *scratch) {
 	ks := j.ks
 	mr, nr := ks.mr, ks.nr
-	i0 := u * j.unitRows
+	i0 := u / j.colGroups * j.unitRows
 	i1 := min(j.m, i0+j.unitRows)
+	c0 := u % j.colGroups * j.unitCols
+	c1 := min(j.n, c0+j.unitCols)
 	// The last tile is partial when i1−i0 is not a multiple of mr. Kernels
 	// that read whole tiles of A shift it up over the previous rows (which
 	// they compute again and drop); when C has fewer than mr rows they read
@@ -295,8 +311,8 @@ func (j *job) unit(u int, s *scratch) {
 				}
 			}
 		}
-		for j0 := 0; j0 < j.n; j0 += nr {
-			cols := min(nr, j.n-j0)
+		for j0 := c0; j0 < c1; j0 += nr {
+			cols := min(nr, c1-j0)
 			b := j.b[pc*j.ldb+j0:]
 			ldb := j.ldb
 			padded := cols < nr && !ks.masked
