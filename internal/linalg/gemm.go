@@ -144,7 +144,7 @@ const (
 )
 
 // job is one chain-order product and the scratch to run it, reused
-// through jobPool (no allocation per call once warm).
+// through jobCache and freeJobs (no allocation per call once warm).
 type job struct {
 	ks              *kernelSet
 	m, n, k         int
@@ -216,8 +216,9 @@ type scratch struct {
 }
 
 // run computes the product, on several goroutines when it is large enough.
-// Units of work are groups of row tiles; which goroutine runs a unit does
-// not change any entry's summation order.
+// Units of work are blocks of C (groups of row tiles, maybe of column
+// slivers); which goroutine runs a unit does not change any entry's
+// summation order.
 func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, load bool, e epilogue) {
 	j.m, j.n, j.k = m, n, k
 	j.epi = e
