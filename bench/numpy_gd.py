@@ -7,7 +7,11 @@ loss of a bias-free ReLU network, with the backward pass written by hand.
 NumPy's threads are its BLAS's (OpenBLAS on Debian with libopenblas0-pthread).
 """
 
-import peer_common
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+import peer_common  # noqa: E402
 
 args = peer_common.parse_args("numpy")
 

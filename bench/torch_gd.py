@@ -6,7 +6,11 @@ write it (loss, backward, an in-place update under no_grad).
   /usr/bin/python3 bench/torch_gd.py PROBLEM.json [--steps N] [--threads T] [--json]
 """
 
-import peer_common
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+import peer_common  # noqa: E402
 
 args = peer_common.parse_args("torch")
 
