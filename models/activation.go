@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
 )
 
 // ActKind names an activation function.
@@ -158,22 +160,9 @@ func (a Activation) kinked() bool {
 func (a Activation) apply(dst, dd, z []float64) {
 	switch a.Kind {
 	case ReLU:
-		for i, v := range z {
-			if v > 0 {
-				dst[i] = v
-			} else {
-				dst[i] = 0
-			}
-		}
-		if dd != nil {
-			for i, v := range z {
-				if v > 0 {
-					dd[i] = 1
-				} else {
-					dd[i] = 0
-				}
-			}
-		}
+		// Branch-free (a mispredicted z > 0 per entry cost ~14% of a
+		// width-128 MLP step); same values as z > 0 ? z : 0 and σ′ = [z > 0].
+		linalg.ReLU(dst, dd, z)
 	case LeakyReLU:
 		for i, v := range z {
 			if v > 0 {

@@ -59,6 +59,21 @@ func (l *dense) backward(p, in, gOut, gIn, gp, _, _ []float64, n int) {
 	}
 }
 
+// forwardReLU writes relu(W·a) for the n samples of in: the forward pass
+// of this layer and a following ReLU in one pass over out (no bias).
+func (l *dense) forwardReLU(p, in, out []float64, n int) {
+	linalg.MulABtReLU(n, l.out, l.in, in, l.in, p[:l.in*l.out], l.in, out, l.out)
+}
+
+// backwardReLU is backward followed by the backward pass of a ReLU layer
+// whose output is in (no bias): gIn = (gOut·W) ⊙ [in > 0], the gradient with
+// respect to the ReLU's input, since [in > 0] = [z > 0] for in = relu(z).
+func (l *dense) backwardReLU(p, in, gOut, gIn, gp []float64, n int) {
+	w := p[:l.in*l.out]
+	linalg.MulAtB(l.out, l.in, n, gOut, l.out, in, l.in, gp[:l.in*l.out], l.in, false)
+	linalg.MulABMask(n, l.in, l.out, gOut, l.out, w, l.in, gIn, l.in, in, l.in)
+}
+
 func (l *dense) degree(d multiDegree, block int) multiDegree {
 	return affineDegree(d, block, l.bias)
 }

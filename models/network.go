@@ -21,6 +21,24 @@ type Network struct {
 	degree  Degree
 	spec    string
 	kinked  bool
+	// fused[i]: layer i is a dense layer without bias followed by a ReLU
+	// layer; Forward computes both in one pass into the ReLU's output, which
+	// is also the dense layer's (the workspace shares the buffer).
+	fused []bool
+	// fusedBack[i]: layer i is a dense layer without bias whose input is a
+	// ReLU's output (layer i−1 ≥ 1); Backward computes both layers' input
+	// gradients in one pass.
+	fusedBack []bool
+}
+
+func isDenseNoBias(l layer) bool {
+	d, ok := l.(*dense)
+	return ok && !d.bias
+}
+
+func isReLU(l layer) bool {
+	a, ok := l.(*actLayer)
+	return ok && a.isReLU()
 }
 
 // newNetwork assembles layers whose dimensions must chain and derives the
@@ -60,6 +78,10 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 		}
 	}
 	net.out = prev
+	for i, l := range layers {
+		net.fused = append(net.fused, isDenseNoBias(l) && i+1 < len(layers) && isReLU(layers[i+1]))
+		net.fusedBack = append(net.fusedBack, isDenseNoBias(l) && i > 1 && isReLU(layers[i-1]))
+	}
 	d := multiDegree{k: make([]float64, len(net.blocks))}
 	for i, l := range layers {
 		d = l.degree(d, net.blockOf[i])
@@ -128,9 +150,13 @@ func (net *Network) NewWorkspace(n int) Workspace {
 	}
 	ws := &netWorkspace{net: net, cap: n}
 	maxDim, maxScratch := net.in, 0
-	for _, l := range net.layers {
+	for i, l := range net.layers {
 		_, out := l.dims()
-		ws.outs = append(ws.outs, make([]float64, n*out))
+		if i > 0 && net.fused[i-1] {
+			ws.outs = append(ws.outs, ws.outs[i-1]) // the fused pair's one buffer
+		} else {
+			ws.outs = append(ws.outs, make([]float64, n*out))
+		}
 		ws.aux = append(ws.aux, make([]float64, n*l.auxSize()))
 		maxDim = max(maxDim, out)
 		maxScratch = max(maxScratch, l.scratchSize())
@@ -164,8 +190,14 @@ func (net *Network) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	}
 	ws.x, ws.n = x, n
 	in := x
-	for i, l := range net.layers {
-		l.forward(net.params(theta, i), in, ws.outs[i], ws.aux[i], ws.scratch, n)
+	for i := 0; i < len(net.layers); i++ {
+		l := net.layers[i]
+		if net.fused[i] {
+			l.(*dense).forwardReLU(net.params(theta, i), in, ws.outs[i], n)
+			i++ // the ReLU is done; its output is ws.outs[i−1] = ws.outs[i]
+		} else {
+			l.forward(net.params(theta, i), in, ws.outs[i], ws.aux[i], ws.scratch, n)
+		}
 		in = ws.outs[i]
 	}
 	_, out := net.layers[len(net.layers)-1].dims()
@@ -195,7 +227,15 @@ func (net *Network) Backward(w Workspace, theta, gOut, grad []float64) {
 				gIn = ws.gb[:n*d]
 			}
 		}
-		l.backward(net.params(theta, i), in, g, gIn, grad[net.offsets[i]:net.offsets[i]+l.numParams()], ws.aux[i], ws.scratch, n)
+		gp := grad[net.offsets[i] : net.offsets[i]+l.numParams()]
+		if net.fusedBack[i] {
+			// gIn is the gradient with respect to the ReLU's input: the
+			// ReLU (layer i−1, no parameters) is done too.
+			l.(*dense).backwardReLU(net.params(theta, i), in, g, gIn, gp, n)
+			i--
+		} else {
+			l.backward(net.params(theta, i), in, g, gIn, gp, ws.aux[i], ws.scratch, n)
+		}
 		g = gIn
 	}
 }

@@ -8,6 +8,7 @@
 //	implicitbias merge FILE.json…
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
+//	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
@@ -47,6 +48,7 @@ func init() {
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
 		{"interpolate", "the interpolator (or L2-regularized solution) GRW training converges to", interpolateUsage, runInterpolate},
+		{"bench", "time the engine on a speed workload (W1…W4; peers in bench/)", benchUsage, runBench},
 	}
 }
 

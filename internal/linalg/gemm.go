@@ -1,60 +1,375 @@
 // Package linalg holds the dense kernels the engine's hot loops call on flat
 // row-major slices, without allocating.
 //
-// They are the only place where the engine multiplies matrices, so a faster
-// kernel (blocked, assembly) replaces these functions and nothing else.
+// They are the only place where the engine multiplies matrices. The products
+// run on FMA micro-kernels in assembly (AVX-512 where the CPU and OS have
+// it, else AVX2+FMA; chosen at run time), with a portable pure-Go fallback
+// (the only one with the purego build tag or off amd64).
+//
+// # Reproducibility
+//
+// Every implementation gives the same bits, whatever the CPU, the tiling,
+// the blocking or the number of threads, because the summation order is
+// fixed by the shape alone:
+//
+//   - chain order, for MulAB, MulAtB, and MulABt with n ≥ 2: each entry
+//     is one fused-multiply-add chain over l = 0, 1, …, k−1, starting from
+//     C (accumulate) or +0 (tileGeneric);
+//   - lane order, for MulABt with n = 1 (a matrix times a vector): 8
+//     interleaved fma chains and a fixed pairwise sum, then + C (dotGeneric).
+//
+// The order of an entry never depends on m, so a row of a product (a
+// sample of a batch) has the same bits whatever the other rows.
+//
+// Threads split the entries of C, never a sum, so GOMAXPROCS changes the
+// speed and not the result.
 package linalg
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"sync/atomic"
+)
 
 // MulABt sets C = A·Bᵀ (+ C when accumulate), with A m×k (row stride lda),
 // B n×k (stride ldb) and C m×n (stride ldc): C[i][j] = ⟨A_i, B_j⟩.
 func MulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	for i := 0; i < m; i++ {
-		ai := a[i*lda : i*lda+k]
-		ci := c[i*ldc : i*ldc+n]
-		for j := range ci {
-			d := floats.Dot(ai, b[j*ldb:j*ldb+k])
-			if accumulate {
-				ci[j] += d
-			} else {
-				ci[j] = d
-			}
+	mulABt(m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue{})
+}
+
+// MulABtReLU sets C = relu(A·Bᵀ) entrywise (relu(z) = z > 0 ? z : 0), the
+// product in MulABt's order: the values of MulABt followed by ReLU, in one
+// pass over C.
+func MulABtReLU(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	mulABt(m, n, k, a, lda, b, ldb, c, ldc, false, epilogue{kind: epiReLU})
+}
+
+func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if k <= 0 {
+		zeroUnless(m, n, c, ldc, accumulate)
+		e.apply(c, ldc, 0, 0, m, n)
+		return
+	}
+	ks := active()
+	if n == 1 {
+		ks.dot(k, a, lda, b, c, ldc, m, accumulate)
+		e.apply(c, ldc, 0, 0, m, 1)
+		return
+	}
+	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
+	j := getJob(ks)
+	bt := j.grow(k * n)
+	for jj := 0; jj < n; jj++ {
+		bj := b[jj*ldb : jj*ldb+k]
+		for l, v := range bj {
+			bt[l*n+jj] = v
 		}
 	}
+	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate, e)
+	putJob(j)
 }
 
 // MulAB sets C = A·B (+ C when accumulate), with A m×k (stride lda), B k×n
-// (stride ldb) and C m×n (stride ldc), as rows C_i = Σ_l A[i][l]·B_l.
+// (stride ldb) and C m×n (stride ldc).
 func MulAB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	for i := 0; i < m; i++ {
-		ci := c[i*ldc : i*ldc+n]
-		if !accumulate {
-			clear(ci)
-		}
-		ai := a[i*lda : i*lda+k]
-		for l, v := range ai {
-			if v != 0 {
-				floats.AddScaled(ci, v, b[l*ldb:l*ldb+n])
-			}
-		}
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate, epilogue{})
+}
+
+// MulABMask sets C = (A·B) ⊙ [M > 0] entrywise, with M m×n (stride ldm):
+// the values of MulAB followed by Mul with the 0/1 indicator of M > 0 (the
+// backward pass of a ReLU whose output is M), in one pass over C.
+func MulABMask(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, mask []float64, ldm int) {
+	if m > 0 && n > 0 && (m-1)*ldm+n > len(mask) {
+		panic("linalg: mask shorter than C")
 	}
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, false, epilogue{kind: epiMask, m: mask, ldm: ldm})
 }
 
 // MulAtB sets C = Aᵀ·B (+ C when accumulate), with A k×m (stride lda), B k×n
-// (stride ldb) and C m×n (stride ldc), as C_i = Σ_l A[l][i]·B_l.
+// (stride ldb) and C m×n (stride ldc).
 func MulAtB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, accumulate bool) {
-	if !accumulate {
-		for i := 0; i < m; i++ {
-			clear(c[i*ldc : i*ldc+n])
+	mul(m, n, k, a, 1, lda, b, ldb, c, ldc, accumulate, epilogue{})
+}
+
+// mul sets C = e(op(A)·B (+ C)) in chain order, with op(A)[i][l] =
+// a[i·rsa + l·csa].
+func mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if k <= 0 {
+		zeroUnless(m, n, c, ldc, accumulate)
+		e.apply(c, ldc, 0, 0, m, n)
+		return
+	}
+	j := getJob(active())
+	j.mul(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate, e)
+	putJob(j)
+}
+
+// mul computes a chain-order product with m, n, k ≥ 1: one row at a time
+// (m = 1) or by tiles.
+func (j *job) mul(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, accumulate bool, e epilogue) {
+	if ks := j.ks; m == 1 && ks.row != nil {
+		for j0 := 0; j0 < n; j0 += ks.rowCols {
+			ks.row(k, a, csa, b[j0:], ldb, c[j0:], min(ks.rowCols, n-j0), accumulate)
+		}
+		e.apply(c, ldc, 0, 0, 1, n)
+		return
+	}
+	j.run(m, n, k, a, rsa, csa, b, ldb, c, ldc, accumulate, e)
+}
+
+func zeroUnless(m, n int, c []float64, ldc int, accumulate bool) {
+	if accumulate {
+		return
+	}
+	for i := 0; i < m; i++ {
+		clear(c[i*ldc : i*ldc+n])
+	}
+}
+
+const (
+	// kc is the depth of a block of l: a tile's 12 rows of A (12 KiB) and
+	// its 16-column sliver of B (16 KiB) then stay in a 48 KiB L1 cache.
+	kc = 128
+	// unitTiles bounds the row tiles of one unit of work, so that its block
+	// of A (96 rows × kc) stays in L2 while every column sliver passes.
+	unitTiles = 8
+	// parallelFLOPs is the size below which a product runs on the calling
+	// goroutine alone: waking a worker costs a few µs, about what 2^20
+	// flops take on one core.
+	parallelFLOPs = 1 << 20
+)
+
+// job is one chain-order product and the scratch to run it, reused
+// through jobCache and freeJobs (no allocation per call once warm).
+type job struct {
+	ks              *kernelSet
+	m, n, k         int
+	a               []float64
+	rsa, csa        int
+	b               []float64
+	ldb             int
+	c               []float64
+	ldc             int
+	load            bool
+	epi             epilogue
+	unitRows, units int
+	unitCols        int // columns of a unit (a multiple of nr)
+	colGroups       int // units per group of rows
+	next            counter
+	crew            crew
+	own             scratch   // the caller's scratch
+	buf             []float64 // packed Bᵀ of MulABt
+}
+
+// Idle jobs (with their grown buffers) wait in jobCache (one, taken and put
+// back with one atomic operation: the common case of one goroutine) and
+// freeJobs (more, for concurrent callers). Unlike a sync.Pool they are not
+// emptied by the garbage collector, so a long run never re-allocates them.
+var (
+	jobCache atomic.Pointer[job]
+	freeJobs = make(chan *job, 64)
+)
+
+func getJob(ks *kernelSet) *job {
+	j := jobCache.Swap(nil)
+	if j == nil {
+		select {
+		case j = <-freeJobs:
+		default:
+			j = new(job)
 		}
 	}
-	for l := 0; l < k; l++ {
-		al := a[l*lda : l*lda+m]
-		bl := b[l*ldb : l*ldb+n]
-		for i, v := range al {
-			if v != 0 {
-				floats.AddScaled(c[i*ldc:i*ldc+n], v, bl)
+	j.ks = ks
+	return j
+}
+
+func putJob(j *job) {
+	j.a, j.b, j.c, j.epi = nil, nil, nil, epilogue{}
+	if jobCache.CompareAndSwap(nil, j) {
+		return
+	}
+	select {
+	case freeJobs <- j:
+	default:
+	}
+}
+
+// grow returns the job's buffer with length n.
+func (j *job) grow(n int) []float64 {
+	if cap(j.buf) < n {
+		j.buf = make([]float64, n)
+	}
+	return j.buf[:n]
+}
+
+// scratch is a worker's space for padded edges: A rows below the last full
+// tile, and (for kernels without masks) B columns and C entries right of the
+// last full tile.
+type scratch struct {
+	a [kc * 16]float64
+	b [kc * 16]float64
+	c [16 * 16]float64
+}
+
+// run computes the product, on several goroutines when it is large enough.
+// Units of work are blocks of C (groups of row tiles, maybe of column
+// slivers); which goroutine runs a unit does not change any entry's
+// summation order.
+func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, load bool, e epilogue) {
+	j.m, j.n, j.k = m, n, k
+	j.epi = e
+	j.a, j.rsa, j.csa = a, rsa, csa
+	j.b, j.ldb = b, ldb
+	j.c, j.ldc = c, ldc
+	j.load = load
+	mr := j.ks.mr
+	tiles := (m + mr - 1) / mr
+	slivers := (n + j.ks.nr - 1) / j.ks.nr
+	t := 1
+	if tiles*slivers >= 2 && 2*float64(m)*float64(n)*float64(k) >= parallelFLOPs {
+		t = threads()
+	}
+	// Units: groups of row tiles, and, when the rows give fewer than 8
+	// units per goroutine, groups of column slivers too (so that, e.g., 11
+	// row tiles split evenly over 2 goroutines).
+	per := unitTiles
+	if t > 1 {
+		per = min(unitTiles, max(1, (tiles+4*t-1)/(4*t)))
+	}
+	j.unitRows = per * mr
+	rowUnits := (m + j.unitRows - 1) / j.unitRows
+	j.colGroups = 1
+	if t > 1 && rowUnits < 8*t {
+		j.colGroups = min(slivers, (8*t+rowUnits-1)/rowUnits)
+	}
+	j.unitCols = (slivers + j.colGroups - 1) / j.colGroups * j.ks.nr
+	j.colGroups = (n + j.unitCols - 1) / j.unitCols
+	j.units = rowUnits * j.colGroups
+	t = min(t, j.units)
+	if t == 1 {
+		for u := 0; u < j.units; u++ {
+			j.unit(u, &j.own)
+		}
+		return
+	}
+	parallelProducts.Add(1)
+	j.next.set(0)
+	j.crew.open()
+	for w := 1; w < t; w++ {
+		workers.send(j)
+	}
+	j.work(&j.own)
+	// Wait only for helpers that joined: one that has not started yet (its
+	// core busy with other work) finds the job closed and leaves it.
+	j.crew.close()
+}
+
+// work runs units until none is left.
+func (j *job) work(s *scratch) {
+	for {
+		u := j.next.add() - 1
+		if u >= j.units {
+			return
+		}
+		j.unit(u, s)
+	}
+}
+
+// unit computes the block of C of unit u (unitRows rows, unitCols columns):
+// for each block of kc values of l, for each column sliver, for each row
+// tile.
+func (j *job) unit(u int, s *scratch) {
+	ks := j.ks
+	mr, nr := ks.mr, ks.nr
+	i0 := u / j.colGroups * j.unitRows
+	i1 := min(j.m, i0+j.unitRows)
+	c0 := u % j.colGroups * j.unitCols
+	c1 := min(j.n, c0+j.unitCols)
+	// The last tile is partial when i1−i0 is not a multiple of mr. Kernels
+	// that read whole tiles of A shift it up over the previous rows (which
+	// they compute again and drop); when C has fewer than mr rows they read
+	// its rows from s.a, copied and zero-padded as a kc×mr sliver.
+	full := i0 + (i1-i0)/mr*mr
+	pad := ks.wholeA && full < i1 && i1 < mr
+	for pc := 0; pc < j.k; pc += kc {
+		kb := min(kc, j.k-pc)
+		load := j.load || pc > 0
+		// The epilogue goes with the last block of l, on the final values.
+		var e epilogue
+		if pc+kb == j.k {
+			e = j.epi
+		}
+		if pad {
+			p := s.a[:kb*mr]
+			clear(p)
+			for i := full; i < i1; i++ {
+				for l := 0; l < kb; l++ {
+					p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+				}
+			}
+		}
+		for j0 := c0; j0 < c1; j0 += nr {
+			cols := min(nr, c1-j0)
+			b := j.b[pc*j.ldb+j0:]
+			ldb := j.ldb
+			padded := cols < nr && !ks.masked
+			if padded {
+				// Pad B's sliver with zero columns; the tiles go through s.c.
+				pb := s.b[:kb*nr]
+				clear(pb)
+				for l := 0; l < kb; l++ {
+					copy(pb[l*nr:l*nr+cols], b[l*ldb:l*ldb+cols])
+				}
+				b, ldb = pb, nr
+			}
+			for i := i0; i < i1; {
+				// The full tiles in one call, then the last tile: rows
+				// ci+skip … ci+rows−1 of C are written.
+				ci, rows, tiles, skip := i, mr, (full-i)/mr, 0
+				if i >= full {
+					tiles, rows = 1, i1-i
+					if ks.wholeA && !pad {
+						ci, rows, skip = i1-mr, mr, mr-(i1-i)
+					}
+				}
+				a, rsa, csa := j.a[ci*j.rsa+pc*j.csa:], j.rsa, j.csa
+				if pad && i >= full {
+					a, rsa, csa = s.a[:kb*mr], 1, mr
+				}
+				if padded {
+					tiles = 1
+				}
+				c := j.c[ci*j.ldc+j0:]
+				switch {
+				case padded:
+					tc := s.c[:rows*nr]
+					if load {
+						for r := skip; r < rows; r++ {
+							copy(tc[r*nr:r*nr+cols], c[r*j.ldc:r*j.ldc+cols])
+						}
+					}
+					ks.tile(kb, a, rsa, csa, b, ldb, tc, nr, rows, nr, load, epilogue{}, 1, skip)
+					for r := skip; r < rows; r++ {
+						copy(c[r*j.ldc:r*j.ldc+cols], tc[r*nr:r*nr+cols])
+					}
+				case ks.fused:
+					te := e
+					if e.kind == epiMask {
+						te.m = e.m[ci*e.ldm+j0:]
+					}
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, te, tiles, skip)
+				default:
+					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, epilogue{}, tiles, skip)
+				}
+				end := ci + (tiles-1)*mr + rows
+				if !ks.fused {
+					e.apply(j.c[i*j.ldc+j0:], j.ldc, i, j0, end-i, cols)
+				}
+				i = end
 			}
 		}
 	}

@@ -1,0 +1,172 @@
+//go:build !purego
+
+package linalg
+
+//go:generate go run gen_amd64.go
+
+// The assembly kernels (kernels_amd64.s, written by gen_amd64.go). Pointers
+// point into Go slices; the wrappers below check what the kernels will read
+// and write, so that a wrong call panics in Go instead of corrupting memory.
+
+//go:noescape
+func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
+
+//go:noescape
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
+
+//go:noescape
+func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
+
+//go:noescape
+func dot256(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail *int64, load int)
+
+func fmaPeak512(n int)
+func fmaPeak256(n int)
+
+// peakFMA runs n iterations of the set's register-only FMA loop and returns
+// the flops done (nil for sets without one).
+var peakFMA = map[string]func(n int) float64{
+	"avx512": func(n int) float64 { fmaPeak512(n); return float64(n) * 24 * 16 },
+	"avx2":   func(n int) float64 { fmaPeak256(n); return float64(n) * 12 * 8 },
+}
+
+//go:noescape
+func relu512(dst, dd, z *float64, n int)
+
+//go:noescape
+func relu256(dst, dd, z *float64, n int)
+
+//go:noescape
+func mul512(dst, x, y *float64, n int)
+
+//go:noescape
+func mul256(dst, x, y *float64, n int)
+
+var avx512Set = &kernelSet{
+	name: "avx512", mr: 12, nr: 16, masked: true, fused: true, wholeA: true,
+	tile: tile512, row: row512, rowCols: 56,
+	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
+		checkDot(k, x, ldx, y, out, inc, rows)
+		if rows == 0 {
+			return
+		}
+		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
+	},
+	relu: func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	mul:  func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	vec:  8,
+}
+
+var avx2Set = &kernelSet{
+	name: "avx2", mr: 6, nr: 8, masked: false, wholeA: true,
+	tile: tile256,
+	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
+		checkDot(k, x, ldx, y, out, inc, rows)
+		if rows == 0 {
+			return
+		}
+		dot256(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, &laneMasks[k%8][0], b2i(load))
+	},
+	relu: func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	mul:  func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
+	vec:  4,
+}
+
+// laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
+var laneMasks = func() (m [8][8]int64) {
+	for t := range m {
+		for q := 0; q < t; q++ {
+			m[t][q] = -1
+		}
+	}
+	return m
+}()
+
+func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
+	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols, tiles)
+	flags := b2i(load)
+	var m *float64
+	switch e.kind {
+	case epiReLU:
+		flags |= 2
+	case epiMask:
+		if ((tiles-1)*12+rows-1)*e.ldm+cols > len(e.m) {
+			panic("linalg: tile reads past its mask")
+		}
+		flags |= 4
+		m = &e.m[0]
+	}
+	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
+	if cols <= 8 {
+		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+		return
+	}
+	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+}
+
+func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {
+	checkTile(k, a, 0, csa, 1, b, ldb, c, 0, 1, cols, 1)
+	masks := uint64(1)<<cols - 1 // cols ≤ 56
+	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
+}
+
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles, skip int) {
+	if cols != 8 {
+		panic("linalg: avx2 tile needs 8 columns")
+	}
+	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
+	for t := 0; t < tiles; t++ {
+		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load), skip)
+	}
+}
+
+// checkTile panics unless the kernel's reads of A (allRows rows per tile)
+// and B and its accesses to C, over tiles tiles of allRows rows, stay
+// inside the slices.
+func checkTile(k int, a []float64, rsa, csa, allRows int, b []float64, ldb int, c []float64, ldc int, rows, cols, tiles int) {
+	if rows < 1 || cols < 1 || k < 0 || tiles < 1 || (tiles > 1 && rows != allRows) {
+		panic("linalg: empty or ragged tiles")
+	}
+	if k > 0 && ((tiles*allRows-1)*rsa+(k-1)*csa >= len(a) || (k-1)*ldb+cols > len(b)) {
+		panic("linalg: tile reads past its operands")
+	}
+	if ((tiles-1)*allRows+rows-1)*ldc+cols > len(c) {
+		panic("linalg: tile writes past C")
+	}
+}
+
+func checkDot(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int) {
+	if rows > 0 && ((rows-1)*ldx+k > len(x) || k > len(y) || (rows-1)*inc >= len(out)) {
+		panic("linalg: dot product past its operands")
+	}
+}
+
+// ptr returns &s[0], or nil for an empty slice (the kernels then read
+// nothing from it).
+func ptr(s []float64) *float64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+// ptrK is ptr for an operand read only when k > 0.
+func ptrK(s []float64, k int) *float64 {
+	if k == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,397 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// withSet runs f with the kernel set ks in use.
+func withSet(ks *kernelSet, f func()) {
+	old := cur
+	cur = ks
+	defer func() { cur = old }()
+	f()
+}
+
+// chainRef is the chain order written as plainly as possible: one fma chain
+// per entry, l increasing, from C or +0.
+func chainRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) float64, acc bool) [][]float64 {
+	c := make([][]float64, m)
+	for i := range c {
+		c[i] = make([]float64, n)
+		for j := range c[i] {
+			s := 0.0
+			if acc {
+				s = c0(i, j)
+			}
+			for l := 0; l < k; l++ {
+				s = math.FMA(opA(i, l), opB(l, j), s)
+			}
+			c[i][j] = s
+		}
+	}
+	return c
+}
+
+// laneRef is the lane order of the dot-shaped MulABt, written plainly.
+func laneRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) float64, acc bool) [][]float64 {
+	c := make([][]float64, m)
+	for i := range c {
+		c[i] = make([]float64, n)
+		for j := range c[i] {
+			var s [8]float64
+			for l := 0; l < k; l++ {
+				s[l%8] = math.FMA(opA(i, l), opB(l, j), s[l%8])
+			}
+			t := ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]))
+			if acc {
+				t += c0(i, j)
+			}
+			c[i][j] = t
+		}
+	}
+	return c
+}
+
+// kernelShapes covers every tile edge of every set (mr 4, 6, 12; nr 8, 16,
+// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc) and
+// products large enough to run on several goroutines.
+func kernelShapes(r *rand.Rand) [][3]int {
+	shapes := [][3]int{
+		{1, 1, 1}, {1, 1, 8}, {1, 1, 9}, {1, 7, 13}, {9, 1, 15}, {2, 2, 1},
+		{12, 16, 3}, {13, 17, 5}, {11, 15, 7}, {24, 32, 129}, {25, 33, 130},
+		{6, 8, 4}, {7, 9, 4}, {5, 7, 4}, {1, 56, 3}, {1, 57, 4}, {1, 113, 9},
+		{3, 100, 2}, {100, 3, 2}, {40, 16, 10}, {200, 64, 20}, {64, 20, 200},
+		{1, 100, 50}, {50, 1, 100}, {1000, 1, 16}, {37, 129, 300},
+	}
+	for k := 1; k <= 17; k++ {
+		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
+	}
+	for i := 0; i < 30; i++ {
+		shapes = append(shapes, [3]int{1 + r.IntN(30), 1 + r.IntN(40), 1 + r.IntN(20)})
+	}
+	return shapes
+}
+
+// TestKernelSetsBitIdentical checks every kernel set this CPU runs against
+// the plain chain- and lane-order references with ==, on all shapes, with
+// padded strides (whose sentinels must be neither read nor written), with
+// and without accumulation.
+func TestKernelSetsBitIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	shapes := kernelShapes(r)
+	t.Logf("kernel sets on this CPU: %v", setNames())
+	for _, ks := range available {
+		for _, kn := range kernels {
+			for _, sh := range shapes {
+				m, n, k := sh[0], sh[1], sh[2]
+				for _, pads := range [][3]int{{0, 0, 0}, {3, 1, 2}} {
+					for _, acc := range []bool{false, true} {
+						name := fmt.Sprintf("%s %s m=%d n=%d k=%d pads=%v acc=%v", ks.name, kn.name, m, n, k, pads, acc)
+						ar, ac := kn.aShape(m, n, k)
+						br, bc := kn.bShape(m, n, k)
+						a := newStrided(r, ar, ac, pads[0], false)
+						b := newStrided(r, br, bc, pads[1], false)
+						c0 := newStrided(r, m, n, pads[2], false)
+						c := c0.clone()
+						withSet(ks, func() { kn.call(m, n, k, a, b, c, acc) })
+						ref := chainRef
+						if kn.name == "MulABt" && n == 1 {
+							ref = laneRef
+						}
+						want := ref(m, n, k, kn.opA(a), kn.opB(b), c0.at, acc)
+						for i := 0; i < m; i++ {
+							for j := 0; j < n; j++ {
+								if got := c.at(i, j); math.Float64bits(got) != math.Float64bits(want[i][j]) {
+									t.Fatalf("%s: C[%d][%d] = %v, want %v (bit-identical)", name, i, j, got, want[i][j])
+								}
+							}
+							for j := n; j < c.ld && i*c.ld+j < len(c.data); j++ {
+								require.Equal(t, sentinel, c.data[i*c.ld+j], "%s: padding C[%d][%d] written", name, i, j)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func setNames() []string {
+	var s []string
+	for _, ks := range available {
+		s = append(s, ks.name)
+	}
+	return s
+}
+
+// TestKernelsThreadsBitIdentical runs products large enough to be split
+// over goroutines with 1 and with 4 threads (GOMAXPROCS raised to 4 if
+// needed) and asserts the same bits.
+func TestKernelsThreadsBitIdentical(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	defer SetThreads(SetThreads(0))
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, kn := range kernels {
+		for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {301, 77, 190}} {
+			m, n, k := sh[0], sh[1], sh[2]
+			require.GreaterOrEqual(t, 2*m*n*k, parallelFLOPs, "shape too small to run in parallel")
+			ar, ac := kn.aShape(m, n, k)
+			br, bc := kn.bShape(m, n, k)
+			a := newStrided(r, ar, ac, 1, false)
+			b := newStrided(r, br, bc, 0, false)
+			c0 := newStrided(r, m, n, 0, false)
+			for _, ks := range available {
+				var results [][]float64
+				for _, th := range []int{1, 2, 4} {
+					SetThreads(th)
+					c := c0.clone()
+					withSet(ks, func() { kn.call(m, n, k, a, b, c, true) })
+					results = append(results, c.data)
+				}
+				for i := 1; i < len(results); i++ {
+					for e := range results[0] {
+						if math.Float64bits(results[0][e]) != math.Float64bits(results[i][e]) {
+							t.Fatalf("%s %s %v: entry %d differs between 1 and more threads", ks.name, kn.name, sh, e)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFusedEpilogues checks MulABtReLU and MulABMask against MulABt then
+// ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
+// shapes of TestKernelSetsBitIdentical (so also past one block of l, where
+// the epilogue must wait for the last block) and with products that are
+// exactly 0, −0 or infinite.
+func TestFusedEpilogues(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	shapes := append(kernelShapes(r), [3]int{1000, 128, 128}, [3]int{50, 70, 300})
+	for _, ks := range available {
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			a := newStrided(r, m, k, 1, false)
+			bt := newStrided(r, n, k, 2, false)
+			b := newStrided(r, k, n, 0, false)
+			mask := newStrided(r, m, n, 3, false)
+			// The mask's kinks: [0 > 0] = [−0 > 0] = [NaN > 0] = 0.
+			// (in the last row: the first row of the product is 0).
+			last := (m - 1) * mask.ld
+			mask.data[last] = 0
+			if n > 2 {
+				mask.data[last+1] = math.Copysign(0, -1)
+				mask.data[last+2] = math.NaN()
+			}
+			// Zero rows give products +0 or −0; a huge entry overflows.
+			for l := 0; l < k; l++ {
+				a.data[l] = 0
+			}
+			if m > 1 {
+				a.data[a.ld] = math.Copysign(0, -1)
+				a.data[a.ld+k-1] = 1e308
+			}
+			if m > 2 {
+				a.data[2*a.ld] = math.NaN()
+			}
+			name := fmt.Sprintf("%s m=%d n=%d k=%d", ks.name, m, n, k)
+			withSet(ks, func() {
+				want := make([]float64, m*n)
+				got := make([]float64, m*n)
+				MulABt(m, n, k, a.data, a.ld, bt.data, bt.ld, want, n, false)
+				ReLU(want, nil, want)
+				MulABtReLU(m, n, k, a.data, a.ld, bt.data, bt.ld, got, n)
+				requireSameBits(t, want, got, name+" MulABtReLU")
+
+				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
+				ind := make([]float64, m*n)
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						if mask.at(i, j) > 0 {
+							ind[i*n+j] = 1
+						}
+					}
+				}
+				Mul(want, want, ind)
+				MulABMask(m, n, k, a.data, a.ld, b.data, b.ld, got, n, mask.data, mask.ld)
+				requireSameBits(t, want, got, name+" MulABMask")
+			})
+		}
+	}
+}
+
+func requireSameBits(t *testing.T, want, got []float64, name string) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(want[i]) != math.Float64bits(got[i]) && !(math.IsNaN(want[i]) && math.IsNaN(got[i])) {
+			t.Fatalf("%s: entry %d = %v, want %v", name, i, got[i], want[i])
+		}
+	}
+}
+
+// TestElementwise checks ReLU, Mul and MulPos of every set against their
+// definitions, on the special values (±0, ±Inf, NaN, subnormals) and at
+// every length modulo the vector width.
+func TestElementwise(t *testing.T) {
+	special := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), -math.NaN(),
+		5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64 * 3, 0.5}
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, ks := range available {
+		for n := 0; n <= 40; n++ {
+			z := make([]float64, n)
+			y := make([]float64, n)
+			for i := range z {
+				if r.IntN(3) == 0 {
+					z[i] = special[r.IntN(len(special))]
+				} else {
+					z[i] = r.NormFloat64()
+				}
+				y[i] = r.NormFloat64()
+			}
+			dst := make([]float64, n+1)
+			dd := make([]float64, n+1)
+			dst[n], dd[n] = sentinel, sentinel
+			withSet(ks, func() { ReLU(dst, dd, z) })
+			dst2 := make([]float64, n)
+			withSet(ks, func() { ReLU(dst2, nil, z) })
+			prod := make([]float64, n+1)
+			prod[n] = sentinel
+			withSet(ks, func() { Mul(prod, z, y) })
+			masked := make([]float64, n+1)
+			masked[n] = sentinel
+			withSet(ks, func() { MulPos(masked, y, z) })
+			for i, v := range z {
+				want, wantD := 0.0, 0.0
+				if v > 0 {
+					want, wantD = v, 1
+				}
+				require.Equal(t, math.Float64bits(want), math.Float64bits(dst[i]), "%s ReLU(%v)", ks.name, v)
+				require.Equal(t, math.Float64bits(want), math.Float64bits(dst2[i]), "%s ReLU(%v) without σ′", ks.name, v)
+				require.Equal(t, wantD, dd[i], "%s ReLU′(%v)", ks.name, v)
+				require.Equal(t, math.Float64bits(y[i]*wantD), math.Float64bits(masked[i]), "%s %v·[%v > 0]", ks.name, y[i], v)
+				if p := v * y[i]; math.IsNaN(p) {
+					require.True(t, math.IsNaN(prod[i]))
+				} else {
+					require.Equal(t, math.Float64bits(p), math.Float64bits(prod[i]), "%s %v·%v", ks.name, v, y[i])
+				}
+			}
+			require.Equal(t, sentinel, dst[n], "ReLU wrote past z")
+			require.Equal(t, sentinel, dd[n], "ReLU wrote past z")
+			require.Equal(t, sentinel, prod[n], "Mul wrote past x")
+			require.Equal(t, sentinel, masked[n], "MulPos wrote past x")
+		}
+	}
+}
+
+// TestTileBoundsChecked: a call whose operands are too short panics in Go
+// instead of letting the assembly read or write out of bounds.
+func TestTileBoundsChecked(t *testing.T) {
+	for _, ks := range available {
+		if ks == genericSet {
+			continue
+		}
+		a := make([]float64, ks.mr*4-1) // one short of mr rows × 4
+		b := make([]float64, 4*ks.nr)
+		c := make([]float64, ks.nr)
+		require.Panics(t, func() { ks.tile(4, a, 4, 1, b, ks.nr, c, ks.nr, 1, ks.nr, false, epilogue{}, 1, 0) }, ks.name)
+	}
+}
+
+// engineShapes are the products of one GD step of the workloads W1, W2
+// and W4 (bench package): forward MulABt(n, out, in), weight gradient
+// MulAtB(out, in, n), input gradient MulAB(n, in, out).
+var engineShapes = []struct {
+	kernel  string
+	m, n, k int
+}{
+	{"MulABt", 1000, 128, 50}, {"MulABt", 1000, 128, 128}, {"MulABt", 1000, 1, 128},
+	{"MulAtB", 128, 50, 1000}, {"MulAtB", 128, 128, 1000}, {"MulAtB", 1, 128, 1000},
+	{"MulAB", 1000, 128, 128}, {"MulAB", 1000, 128, 1},
+	{"MulABt", 200, 64, 20}, {"MulAtB", 64, 20, 200}, {"MulAtB", 1, 64, 200}, {"MulAB", 200, 64, 1},
+	{"MulABt", 40, 16, 10}, {"MulABt", 40, 16, 16}, {"MulAtB", 16, 16, 40}, {"MulAB", 40, 16, 16},
+}
+
+func BenchmarkKernelSets(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, sh := range engineShapes {
+		m, n, k := sh.m, sh.n, sh.k
+		for _, kn := range kernels {
+			if kn.name != sh.kernel {
+				continue
+			}
+			ar, ac := kn.aShape(m, n, k)
+			br, bc := kn.bShape(m, n, k)
+			a := newStrided(r, ar, ac, 0, false)
+			bm := newStrided(r, br, bc, 0, false)
+			c := newStrided(r, m, n, 0, false)
+			for _, ks := range available {
+				b.Run(fmt.Sprintf("%s/%s/m=%d/n=%d/k=%d", ks.name, kn.name, m, n, k), func(b *testing.B) {
+					cpu0 := cpuSeconds()
+					withSet(ks, func() {
+						b.ReportAllocs()
+						for b.Loop() {
+							kn.call(m, n, k, a, bm, c, false)
+						}
+					})
+					flops := float64(2*m*n*k) * float64(b.N)
+					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					if cpu := cpuSeconds() - cpu0; cpu > 0 {
+						b.ReportMetric(flops/cpu/1e9, "cpu-GFLOP/s")
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPeakFMA measures one core's peak FMA throughput with a loop of
+// independent register-only FMAs (2 FMA units × 8 lanes × 2 flops per cycle
+// on AVX-512 server cores): the yardstick for the GFLOP/s of the kernels and
+// of the engine's steps.
+func BenchmarkPeakFMA(b *testing.B) {
+	for _, ks := range available {
+		f, ok := peakFMA[ks.name]
+		if !ok {
+			continue
+		}
+		b.Run(ks.name, func(b *testing.B) {
+			var flops float64
+			for b.Loop() {
+				flops += f(10000)
+			}
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkMicroKernel times the tile kernel alone on operands in L1 (a
+// 12×16 tile over k = 128): the kernel's own ceiling.
+func BenchmarkMicroKernel(b *testing.B) {
+	for _, ks := range available {
+		if ks == genericSet {
+			continue
+		}
+		mr, nr, k := ks.mr, ks.nr, 128
+		a := make([]float64, k*mr)
+		bm := make([]float64, k*nr)
+		c := make([]float64, mr*nr)
+		for i := range a {
+			a[i] = 1e-3
+		}
+		for i := range bm {
+			bm[i] = 1e-3
+		}
+		b.Run(ks.name, func(b *testing.B) {
+			for b.Loop() {
+				ks.tile(k, a, 1, mr, bm, nr, c, nr, mr, nr, false, epilogue{}, 1, 0)
+			}
+			b.ReportMetric(float64(2*mr*nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
