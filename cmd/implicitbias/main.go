@@ -6,6 +6,7 @@
 //	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
+//	implicitbias loss 'FORMULA' [--json]
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
 //	implicitbias help [COMMAND]
 //
@@ -45,6 +46,7 @@ func init() {
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
+		{"loss", "check a loss formula against the hypotheses (LL B3/B4, XY tail, ZD Thm 8)", lossUsage, runLoss},
 	}
 }
 
