@@ -433,6 +433,7 @@ func LogAddExp(a, b *Node) *Node { return raw(OpLogAddExp, a, b) }
 func If(cmp Cmp, t, a, b *Node) *Node {
 	n := raw(OpIf, a, b)
 	n.T, n.Cmp = t, cmp
+	n.hasVar = true // the condition reads q
 	return n
 }
 

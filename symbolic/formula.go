@@ -188,6 +188,9 @@ func NewFormula(src string) (*Formula, error) {
 		return nil, err
 	}
 	fm := &Formula{Source: src, Raw: raw}
+	if err := constantGuards(src, raw); err != nil {
+		return nil, err
+	}
 	// Thresholds.
 	var thr []float64
 	var ferr error
@@ -207,9 +210,6 @@ func NewFormula(src string) (*Formula, error) {
 	})
 	if ferr != nil {
 		return nil, ferr
-	}
-	if err := constantGuards(src, raw); err != nil {
-		return nil, err
 	}
 	sort.Float64s(thr)
 	for i, t := range thr {
@@ -342,12 +342,13 @@ func guardsOf(n *Node) []*Guard {
 		case OpAbs:
 			add(GuardSmooth, m.A, "corner of abs", m)
 		case OpPow:
-			c, ok := m.B.constVal()
-			if m.B.hasVar || !ok {
-				if m.A.hasVar || m.B.hasVar {
-					add(GuardPositive, m.A, "power with a variable exponent of a non-positive base", m)
-				}
+			if m.B.hasVar {
+				add(GuardPositive, m.A, "power with a variable exponent of a non-positive base", m)
 				return
+			}
+			c, err := constValue(m.B)
+			if err != nil || math.IsNaN(c) {
+				return // the exponent's own guards report it
 			}
 			switch {
 			case c == math.Trunc(c) && c < 0:
@@ -407,14 +408,14 @@ func newPiece(src string, loss *Node) (*Piece, error) {
 			p.Guards = append(p.Guards, g)
 		}
 	}
-	p.Guards = append(p.Guards, &Guard{Kind: GuardPositive, Expr: loss, What: "the loss is not positive (f = −log ℓ is undefined)", Site: "ℓ(q) = " + loss.String(), Loss: true})
+	p.Guards = append(p.Guards, &Guard{Kind: GuardPositive, Expr: p.Norm, What: "the loss is not positive (f = −log ℓ is undefined)", Site: "ℓ(q) = " + loss.String(), Loss: true})
 	h2 := Sub(Pow(p.F1, Const(2)), p.F2)
 	dh := Add(Mul(p.F2, Var()), p.F1)
 	var err error
 	for _, c := range []struct {
 		dst **Program
 		n   *Node
-	}{{&p.f, p.F}, {&p.f1, p.F1}, {&p.f2, p.F2}, {&p.l, loss}, {&p.l1, p.L1}, {&p.l2, p.L2}, {&p.h2, h2}, {&p.dh, dh}} {
+	}{{&p.f, p.F}, {&p.f1, p.F1}, {&p.f2, p.F2}, {&p.l, p.Norm}, {&p.l1, p.L1}, {&p.l2, p.L2}, {&p.h2, h2}, {&p.dh, dh}} {
 		if *c.dst, err = compile(c.n); err != nil {
 			return nil, &ParseError{src, 1, err.Error()}
 		}
@@ -463,7 +464,9 @@ func (fm *Formula) FPrime(q float64) float64 { return fm.piece(q).f1.Eval(q) }
 // FSecond returns f″(q).
 func (fm *Formula) FSecond(q float64) float64 { return fm.piece(q).f2.Eval(q) }
 
-// Loss returns ℓ(q) as written (it underflows for large margins).
+// Loss returns ℓ(q), from the normalized formula (softplus for
+// log(1 + exp(·)), …); it underflows for large margins, where LogLoss does
+// not.
 func (fm *Formula) Loss(q float64) float64 { return fm.piece(q).l.Eval(q) }
 
 // DLoss returns ℓ′(q) from its symbolic derivative.

@@ -15,7 +15,8 @@ import "math"
 //
 //	Inverse(±Inf, a) = ±Inf
 //	Inverse(NaN, a) = NaN
-//	Inverse(u, a) = NaN if no bracket is found (f does not reach u)
+//	Inverse(u, a) = +Inf if f < u up to the largest float64 (−Inf to the left)
+//	Inverse(u, a) = NaN if f is undefined on the way
 func (fm *Formula) Inverse(u, anchor float64) float64 {
 	if math.IsNaN(u) || math.IsInf(u, 0) {
 		return u
@@ -33,8 +34,14 @@ func (fm *Formula) Inverse(u, anchor float64) float64 {
 		lo = anchor
 		for {
 			hi = anchor + s
+			if math.IsInf(hi, 1) {
+				hi = math.MaxFloat64
+				if !(fm.F(hi) >= u) {
+					return math.Inf(1) // f < u up to the largest float64: g(u) overflows
+				}
+			}
 			fh := fm.F(hi)
-			if math.IsNaN(fh) || math.IsInf(hi, 0) {
+			if math.IsNaN(fh) {
 				return math.NaN()
 			}
 			if fh >= u {
@@ -47,8 +54,14 @@ func (fm *Formula) Inverse(u, anchor float64) float64 {
 		hi = anchor
 		for {
 			lo = anchor - s
+			if math.IsInf(lo, -1) {
+				lo = -math.MaxFloat64
+				if !(fm.F(lo) <= u) {
+					return math.Inf(-1)
+				}
+			}
 			fl := fm.F(lo)
-			if math.IsNaN(fl) || math.IsInf(lo, 0) {
+			if math.IsNaN(fl) {
 				return math.NaN()
 			}
 			if fl <= u {

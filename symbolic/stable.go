@@ -27,29 +27,17 @@ func Normalize(n *Node) *Node {
 	a, b := Normalize(n.A), Normalize(n.B)
 	switch n.Op {
 	case OpAdd:
-		s := Add(a, b)
-		if s.Op == OpAdd {
-			if t := terms(s); len(t) == 2 {
-				for i, u := range t {
-					if u.Op == OpExp && t[1-i].isConst(-1) {
-						return Expm1(u.A)
-					}
-				}
-			}
+		s := Add(a, b) // constants end up on the right
+		if s.Op == OpAdd && s.A.Op == OpExp && s.B.isConst(-1) {
+			return Expm1(s.A.A)
 		}
 		return s
 	case OpMul:
 		return Mul(a, b)
 	case OpDiv:
 		// 1/(1 + exp(−x)) = sigmoid(x).
-		if a.isConst(1) && b.Op == OpAdd {
-			if t := terms(b); len(t) == 2 {
-				for i, u := range t {
-					if u.Op == OpExp && t[1-i].isConst(1) {
-						return Sigmoid(Neg(u.A))
-					}
-				}
-			}
+		if a.isConst(1) && b.Op == OpAdd && b.A.Op == OpExp && b.B.isConst(1) {
+			return Sigmoid(Neg(b.A.A))
 		}
 		return Div(a, b)
 	case OpPow:
@@ -143,101 +131,77 @@ func constInterval(n *Node) Interval {
 	return p.EvalInterval(Point(0))
 }
 
-// Positive reports whether n > 0 for every q where n is defined, from its
-// structure alone (sums and products of exponentials, softpluses, positive
-// constants, …). False means "not shown", not "not positive".
-func Positive(n *Node) bool {
+// signs are the signs of an expression that its structure proves for every
+// q where it is defined: > 0, < 0, ≥ 0, ≤ 0.
+type signs struct{ pos, neg, nn, np bool }
+
+// signOf derives the signs of n bottom-up, visiting each node once.
+func signOf(n *Node) signs {
 	if !n.hasVar {
-		return constInterval(n).Lo > 0
+		iv := constInterval(n) // NaN bounds compare false: nothing proved
+		return signs{iv.Lo > 0, iv.Hi < 0, iv.Lo >= 0, iv.Hi <= 0}
 	}
 	switch n.Op {
 	case OpExp, OpSoftplus, OpSigmoid, OpDLogSoftplus:
-		return true
-	case OpMul, OpDiv:
-		return Positive(n.A) && Positive(n.B) || negative(n.A) && negative(n.B)
-	case OpAdd:
-		return Positive(n.A) && nonNegative(n.B) || nonNegative(n.A) && Positive(n.B)
+		return signs{pos: true, nn: true}
+	case OpAbs:
+		a := signOf(n.A)
+		return signs{pos: a.pos || a.neg, nn: true}
+	case OpSqrt:
+		return signs{pos: signOf(n.A).pos, nn: true}
 	case OpNeg:
-		return negative(n.A)
-	case OpSqrt, OpLog1p, OpExpm1:
-		return Positive(n.A)
+		a := signOf(n.A)
+		return signs{a.neg, a.pos, a.np, a.nn}
+	case OpMul, OpDiv:
+		a, b := signOf(n.A), signOf(n.B)
+		return signs{
+			pos: a.pos && b.pos || a.neg && b.neg,
+			neg: a.pos && b.neg || a.neg && b.pos,
+			nn:  a.nn && b.nn || a.np && b.np,
+			np:  a.nn && b.np || a.np && b.nn,
+		}
+	case OpAdd:
+		a, b := signOf(n.A), signOf(n.B)
+		return signs{
+			pos: a.pos && b.nn || a.nn && b.pos,
+			neg: a.neg && b.np || a.np && b.neg,
+			nn:  a.nn && b.nn,
+			np:  a.np && b.np,
+		}
 	case OpPow:
-		if Positive(n.A) {
-			return true
-		}
+		a := signOf(n.A)
 		if c, ok := n.B.constVal(); ok && c == math.Trunc(c) && math.Mod(c, 2) == 0 {
-			return nonZero(n.A)
+			return signs{pos: a.pos || a.neg, nn: true}
 		}
+		if c, ok := n.B.constVal(); ok && c == math.Trunc(c) {
+			return a // an odd power keeps the sign
+		}
+		return signs{pos: a.pos, nn: a.nn}
+	case OpLog1p, OpExpm1, OpLAE, OpSign:
+		return signOf(n.A) // sign-preserving
 	case OpLog:
-		// log X > 0 when X = c + (non-negative terms) with c > 1, or
-		// c ≥ 1 and some positive term.
+		// log X > 0 when X = c + (non-negative terms) with c > 1, or c ≥ 1
+		// and a positive term.
 		r, rest := splitRational(n.A)
 		if rest == nil || math.IsNaN(r) {
-			return false
+			return signs{}
 		}
-		return r > 1 && nonNegative(rest) || r >= 1 && Positive(rest)
-	case OpLogExpm1:
-		return false
+		rs := signOf(rest)
+		p := r > 1 && rs.nn || r >= 1 && rs.pos
+		return signs{pos: p, nn: p || r >= 1 && rs.nn}
 	}
-	return false
+	return signs{}
 }
 
-func negative(n *Node) bool {
-	if !n.hasVar {
-		return constInterval(n).Hi < 0
-	}
-	switch n.Op {
-	case OpNeg:
-		return Positive(n.A)
-	case OpMul, OpDiv:
-		return Positive(n.A) && negative(n.B) || negative(n.A) && Positive(n.B)
-	case OpAdd:
-		return negative(n.A) && nonPositive(n.B) || nonPositive(n.A) && negative(n.B)
-	}
-	return false
-}
+// Positive reports whether n > 0 for every q where n is defined, from its
+// structure alone (sums and products of exponentials, softpluses, positive
+// constants, even powers of non-vanishing terms, …). False means "not
+// shown", not "not positive".
+func Positive(n *Node) bool { return signOf(n).pos }
 
-func nonNegative(n *Node) bool {
-	if Positive(n) {
-		return true
-	}
-	if !n.hasVar {
-		return constInterval(n).Lo >= 0
-	}
-	switch n.Op {
-	case OpAbs, OpSqrt:
-		return true
-	case OpMul, OpDiv:
-		return nonNegative(n.A) && nonNegative(n.B) || nonPositive(n.A) && nonPositive(n.B)
-	case OpAdd:
-		return nonNegative(n.A) && nonNegative(n.B)
-	case OpNeg:
-		return nonPositive(n.A)
-	case OpPow:
-		if c, ok := n.B.constVal(); ok && c == math.Trunc(c) && math.Mod(c, 2) == 0 {
-			return true
-		}
-		return nonNegative(n.A)
-	case OpLog1p, OpExpm1:
-		return nonNegative(n.A)
-	}
-	return false
-}
-
-func nonPositive(n *Node) bool {
-	if negative(n) {
-		return true
-	}
-	if !n.hasVar {
-		return constInterval(n).Hi <= 0
-	}
-	if n.Op == OpNeg {
-		return nonNegative(n.A)
-	}
-	return false
-}
-
-func nonZero(n *Node) bool { return Positive(n) || negative(n) }
+func negative(n *Node) bool    { return signOf(n).neg }
+func nonNegative(n *Node) bool { return signOf(n).nn }
+func nonZero(n *Node) bool     { s := signOf(n); return s.pos || s.neg }
 
 // StableLog returns an expression for log n, for n > 0 (the caller checks
 // that, see Formula's guards: where n < 0 the expression may give log|n|).

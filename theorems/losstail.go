@@ -424,6 +424,21 @@ func (a *lossAnalysis) checkSmooth(b31 LossHypothesis) LossHypothesis {
 	for _, q := range a.s.Grid(true) {
 		sample(q)
 	}
+	// Refine the sup around the best sample (golden section on one cell
+	// each side; the sup of a smooth ℓ″ is a local maximum).
+	if w := 2 * a.C / 4096; !math.IsNaN(bestQ) && math.Abs(bestQ) <= a.C {
+		lo, hi := bestQ-w, bestQ+w
+		p := fm.PieceAt(bestQ)
+		for i := 0; i < 80 && fm.PieceAt(lo) == p && fm.PieceAt(hi) == p; i++ {
+			m1, m2 := hi-0.618*(hi-lo), lo+0.618*(hi-lo)
+			if logAbsL2(m1) < logAbsL2(m2) {
+				lo = m1
+			} else {
+				hi = m2
+			}
+		}
+		sample(lo + (hi-lo)/2)
+	}
 	h.Status = Holds
 	h.Value = math.Exp(best)
 	h.EvidenceTo = a.Q
