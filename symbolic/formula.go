@@ -449,6 +449,20 @@ func (fm *Formula) piece(q float64) *Piece {
 	return fm.Pieces[len(fm.Breaks)]
 }
 
+// PieceOn returns the piece that holds on all of [a, b], and false when a
+// breakpoint lies in [a, b] (or a > b).
+func (fm *Formula) PieceOn(a, b float64) (*Piece, bool) {
+	if !(a <= b) {
+		return nil, false
+	}
+	for _, br := range fm.Breaks {
+		if a <= br && br <= b {
+			return nil, false
+		}
+	}
+	return fm.piece(a), true
+}
+
 // PieceAt returns the piece that holds at q.
 func (fm *Formula) PieceAt(q float64) *Piece { return fm.piece(q) }
 

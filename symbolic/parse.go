@@ -222,7 +222,11 @@ func (p *parser) expect(s string, what string) error {
 		p.next()
 		return nil
 	}
-	return p.errAt(t, fmt.Sprintf("expected %s, found %s", what, t))
+	msg := fmt.Sprintf("expected %s, found %s", what, t)
+	if s == ")" && (t.kind == tNum || t.kind == tIdent || t.kind == tOp && t.text == "(") {
+		msg += " (write multiplication with *)"
+	}
+	return p.errAt(t, msg)
 }
 
 func (p *parser) enter() error {

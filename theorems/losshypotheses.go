@@ -183,7 +183,7 @@ func (a *lossAnalysis) checkB31() LossHypothesis {
 		case disjointI(fl, fr) || disjointI(fl, fa) || disjointI(fa, fr):
 			fails = append(fails, failure{b, fmt.Sprintf("f jumps at the breakpoint: f(q⁻) = %s, f(q) = %s, f(q⁺) = %s", fmtV(l.EvalF(b)), fmtV(at.EvalF(b)), fmtV(r.EvalF(b))), 1})
 		case disjointI(dl, dr):
-			fails = append(fails, failure{b, fmt.Sprintf("f′ jumps at the breakpoint (a kink): f′(q⁻) = %s, f′(q⁺) = %s (f itself is continuous: %s)", fmtV(l.EvalF1(b)), fmtV(r.EvalF1(b)), fmtV(at.EvalF(b))), 1})
+			fails = append(fails, failure{b, fmt.Sprintf("f′ jumps at the breakpoint (a kink): f′(q⁻) = %s, f′(q⁺) = %s (f is continuous there, f = %s)", fmtV(l.EvalF1(b)), fmtV(r.EvalF1(b)), fmtV(at.EvalF(b))), 1})
 		default:
 			notes = append(notes, fmt.Sprintf("at the breakpoint q = %s, f and f′ from both sides agree to within their enclosures (f = %s, f′ = %s)", fmtQ(b), fmtV(at.EvalF(b)), fmtV(l.EvalF1(b))))
 		}

@@ -90,6 +90,11 @@ func TestLossValidation_ExpAndLogistic(t *testing.T) {
 	if k := hyp(t, validate(t, fExp), HypB34).Value; k != 1 {
 		t.Errorf("exp: K = %v, want 1", k)
 	}
+	// The f′ doubling condition is certified down to g(b_g) for the
+	// logistic loss (b_g = 2f(0) = −2 log log 2, g(b_g) ≈ 0.4832).
+	if c := hyp(t, validate(t, fLogistic), HypB34).Certified; !strings.HasPrefix(c, "[0.4832, 100]") {
+		t.Errorf("logistic: (B3.4) certified on %q", c)
+	}
 	// L = sup σ(q)σ(−q) = 1/4 at q = 0, found by golden section to
 	// |q| ≲ 1e-8, where ℓ″ = 1/4 − q²/16 + …: 1e-12 covers it.
 	l := wantStatus(t, validate(t, fLogistic), HypSmooth, Holds)

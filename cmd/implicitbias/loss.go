@@ -130,7 +130,7 @@ func writeLossReport(w io.Writer, r *theorems.LossReport) {
 			fmt.Fprintf(w, "  (%s) %s\n", h.ID, n)
 		}
 	}
-	fmt.Fprintln(w, "\nCatalog entries (the lead runs them; train with --loss 'expr:FORMULA'):")
+	fmt.Fprintln(w, "\nCatalog entries and the hypotheses on the loss they need (train with --loss 'expr:FORMULA'):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, a := range r.Applies {
 		status := "applies"

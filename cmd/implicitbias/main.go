@@ -7,7 +7,7 @@
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
 //	implicitbias loss 'FORMULA' [--json]
-//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2

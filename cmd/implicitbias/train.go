@@ -17,7 +17,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
 
 Trains a model by full-batch gradient descent on a CSV dataset (one sample per
 line, the label first, then the features; a non-numeric first line is a
@@ -28,7 +28,8 @@ not homogeneous), normalized_margin (q_min/ρ^L), smoothed_margin
 
   --data FILE    CSV dataset (required)
   --model SPEC   model spec (default linear); grammar below
-  --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly
+  --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly,
+                 or expr:FORMULA, a margin loss ℓ(q) written as a formula (see implicitbias help loss)
   --opt O        gd (default)
   --lr η         step size > 0 (default 0.1)
   --steps N      steps ≥ 0 (default 1000)
