@@ -90,6 +90,10 @@ type BFResult struct {
 	// Unsampled counts undecided spans of the scan in which no sample had
 	// h′ < 0: there the monotonicity is numerical evidence only.
 	Unsampled int
+	// Underflow is the first grid margin beyond C where f′ and f″ are both
+	// 0 in float64 (NaN if none): samples there say nothing about h′ and
+	// are skipped.
+	Underflow float64
 }
 
 // DH returns h′(q) = f″(q)q + f′(q) on the piece that holds at q.
@@ -102,13 +106,20 @@ func (fm *Formula) DH(q float64) float64 { return fm.piece(q).dh.Eval(q) }
 // where h′ becomes ≥ 0.
 func (fm *Formula) BF(s *Settings) BFResult {
 	s = s.orDefault()
-	res := BFResult{Witness: math.NaN(), WitnessDH: math.NaN()}
+	res := BFResult{Witness: math.NaN(), WitnessDH: math.NaN(), Underflow: math.NaN()}
 	type pt struct {
 		q  float64
 		ok bool
 	}
 	var pts []pt // evaluated points, to bracket the last sign change
 	addSample := func(q float64) {
+		if p := fm.piece(q); p.f1.Eval(q) == 0 && p.f2.Eval(q) == 0 {
+			// f′ and f″ underflow (or vanish): h′ = 0 says nothing.
+			if math.IsNaN(res.Underflow) {
+				res.Underflow = q
+			}
+			return
+		}
 		dh := fm.DH(q)
 		pts = append(pts, pt{q, dh >= 0})
 		if dh < 0 && !(q <= res.Witness) {

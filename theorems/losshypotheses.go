@@ -336,14 +336,34 @@ type fprimeScan struct {
 	gaps []symbolic.Span
 	// nonNeg: f′ ≥ 0 certified on all of [−C, C].
 	nonNeg bool
-	// fails are the samples with f′ ≤ 0 (q, f′).
-	fails   [][2]float64
+	// fails are the samples with f′ ≤ 0 (q, f′) that interval arithmetic
+	// confirms: the enclosure of f′ at the point is ≤ 0.
+	fails [][2]float64
+	// uncertain are samples with f′ ≤ 0 in float64 whose enclosure reaches
+	// above 0 (cancellation, or f′ underflowing: σ(−q) at q = 800).
+	uncertain [][2]float64
+	// zeros has one failure per gap (and each failing breakpoint or grid
+	// point): the points the report names.
+	zeros [][2]float64
+	// tiny are gaps without a failing sample whose smallest sampled f′ is
+	// below tinyFPrime times their largest: (argmin, min).
+	tiny    [][2]float64
 	samples int
 	// strict: f is strictly increasing even where f′ = 0: f′ ≥ 0 is
 	// certified on [−C, C] (and sampled beyond), and every piece with a
 	// zero of f′ is real-analytic (Piece.Analytic) with f′ ≢ 0, so its zeros
 	// are isolated and f has no flat stretch.
 	strict bool
+}
+
+// confirmed reports whether f′(q) ≤ 0 is certified by the enclosure of f′
+// at the point q, and records the sample as uncertain if not.
+func (r *fprimeScan) confirmed(p *symbolic.Piece, q, d float64) bool {
+	if v := p.IntervalF1(symbolic.Point(q)); !v.Unknown() && v.Hi <= 0 {
+		return true
+	}
+	r.uncertain = append(r.uncertain, [2]float64{q, d})
+	return false
 }
 
 func (a *lossAnalysis) scanFPrime() *fprimeScan {
@@ -381,17 +401,53 @@ func (a *lossAnalysis) scanFPrime() *fprimeScan {
 					r.nonNeg = false
 				}
 			}
-			for _, q := range symbolic.SpanPoints(sp.Lo, sp.Hi, 64) {
-				if q <= seg.Lo && seg.Lo > -a.C || q >= seg.Hi && seg.Hi < a.C {
-					continue // a breakpoint: checked from both sides below
+			inside := func(q float64) bool {
+				return !(q <= seg.Lo && seg.Lo > -a.C || q >= seg.Hi && seg.Hi < a.C) // breakpoints: checked from both sides below
+			}
+			pts := symbolic.SpanPoints(sp.Lo, sp.Hi, 64)
+			// The minimum of f′ in the gap, where f″ changes sign from − to
+			// +: a zero of f′ there need not lie on the sample grid.
+			m := math.NaN()
+			if p.EvalF2(sp.Lo) < 0 && p.EvalF2(sp.Hi) > 0 {
+				m = bisectSign(p.EvalF2, sp.Lo, sp.Hi)
+				pts = append(pts, m)
+			}
+			var gapFails [][2]float64
+			gmin, gmax, argmin := math.Inf(1), 0.0, math.NaN()
+			for _, q := range pts {
+				if !inside(q) {
+					continue
 				}
 				r.samples++
-				if d := p.EvalF1(q); !(d > 0) {
-					r.fails = append(r.fails, [2]float64{q, d})
+				d := p.EvalF1(q)
+				if d < gmin {
+					gmin, argmin = d, q
+				}
+				gmax = math.Max(gmax, math.Abs(d))
+				if !(d > 0) {
+					if !r.confirmed(p, q, d) {
+						continue
+					}
+					gapFails = append(gapFails, [2]float64{q, d})
 					if !p.Analytic() || sp.Outcome == symbolic.Refuted {
 						r.strict = false
 					}
 				}
+			}
+			switch {
+			case len(gapFails) > 0:
+				r.fails = append(r.fails, gapFails...)
+				// One zero per gap: the failure nearest the minimizer (or
+				// the middle one).
+				rep := gapFails[len(gapFails)/2]
+				for _, f := range gapFails {
+					if !math.IsNaN(m) && math.Abs(f[0]-m) < math.Abs(rep[0]-m) {
+						rep = f
+					}
+				}
+				r.zeros = append(r.zeros, rep)
+			case gmin <= tinyFPrime*gmax:
+				r.tiny = append(r.tiny, [2]float64{argmin, gmin})
 			}
 		}
 	}
@@ -402,8 +458,9 @@ func (a *lossAnalysis) scanFPrime() *fprimeScan {
 		}
 		for _, p := range []*symbolic.Piece{a.fm.Pieces[i], a.fm.Pieces[i+1]} {
 			r.samples++
-			if d := p.EvalF1(b); !(d > 0) {
+			if d := p.EvalF1(b); !(d > 0) && r.confirmed(p, b, d) {
 				r.fails = append(r.fails, [2]float64{b, d})
+				r.zeros = append(r.zeros, [2]float64{b, d})
 			}
 		}
 	}
@@ -411,8 +468,11 @@ func (a *lossAnalysis) scanFPrime() *fprimeScan {
 		if math.Abs(q) > a.C {
 			r.samples++
 			if d := a.fm.FPrime(q); !(d > 0) {
-				r.fails = append(r.fails, [2]float64{q, d})
 				r.strict = false
+				if r.confirmed(a.fm.PieceAt(q), q, d) {
+					r.fails = append(r.fails, [2]float64{q, d})
+					r.zeros = append(r.zeros, [2]float64{q, d})
+				}
 			}
 		}
 	}
@@ -426,6 +486,14 @@ func (a *lossAnalysis) scanFPrime() *fprimeScan {
 	return r
 }
 
+// tinyFPrime: a gap of the f′ > 0 scan (where interval arithmetic could not
+// certify f′ > 0) whose smallest sampled f′ is below 1e-12 of its largest
+// looks like a zero of f′ that lies between float64 numbers (f′ = 3(q−1/3)²
+// is ≥ 1e-33 at every float): the check is then inconclusive, not a pass.
+// A gap that only reflects the overestimation of interval arithmetic has
+// samples of one size.
+const tinyFPrime = 1e-12
+
 // checkB32: f′(q) > 0 for all q ∈ ℝ.
 func (a *lossAnalysis) checkB32() LossHypothesis {
 	h := LossHypothesis{ID: HypB32, Source: "LL App. A.1", Claim: "f′(q) > 0 for all q ∈ ℝ", Value: math.NaN()}
@@ -433,6 +501,17 @@ func (a *lossAnalysis) checkB32() LossHypothesis {
 		return u
 	}
 	r := a.scanFPrime()
+	if len(r.fails) == 0 && len(r.uncertain) > 0 {
+		u := r.uncertain[0]
+		h.Status = Inconclusive
+		h.Detail = fmt.Sprintf("f′(%s) = %s in float64, but its enclosure reaches above 0 (cancellation or underflow): f′ > 0 could be neither certified nor refuted there", fmtQ(u[0]), fmtV(u[1]))
+		return h
+	}
+	if len(r.fails) == 0 && len(r.tiny) > 0 {
+		h.Status = Inconclusive
+		h.Detail = fmt.Sprintf("f′ > 0 could not be certified near q = %s, where f′ = %s, 1e-12 below the values around it: a zero of f′ between float64 numbers cannot be excluded", fmtQ(r.tiny[0][0]), fmtV(r.tiny[0][1]))
+		return h
+	}
 	if len(r.fails) == 0 {
 		h.Status = Holds
 		if len(r.gaps) == 0 {
@@ -459,8 +538,10 @@ func (a *lossAnalysis) checkB32() LossHypothesis {
 		if f[1] < 0 || math.IsNaN(f[1]) {
 			neg = true
 		}
+	}
+	for _, z := range r.zeros {
 		if len(zs) < 5 {
-			zs = append(zs, fmtQ(f[0]))
+			zs = append(zs, fmtQ(z[0]))
 		}
 	}
 	h.Detail = fmt.Sprintf("f′(%s) = %s", fmtQ(w[0]), fmtV(w[1]))
@@ -472,10 +553,10 @@ func (a *lossAnalysis) checkB32() LossHypothesis {
 	}
 	if !neg && r.nonNeg && narrow {
 		h.Detail = fmt.Sprintf("f′ vanishes at the isolated point q = %s (f′(%s) = %s); elsewhere f′ > 0", zs[0], zs[0], fmtV(w[1]))
-		if len(r.fails) > 1 {
+		if len(r.zeros) > 1 {
 			h.Detail = fmt.Sprintf("f′ vanishes at the isolated points q = %s; elsewhere f′ > 0", strings.Join(zs, ", "))
 		}
-		h.Notes = append(h.Notes, fmt.Sprintf("f′ ≥ 0 certified on %s; f′ > 0 certified there except on %s, where f′ = 0 only at q = %s among %d samples (down to 1e-300 of the span from its ends)",
+		h.Notes = append(h.Notes, fmt.Sprintf("f′ ≥ 0 certified on %s; f′ > 0 certified there except on %s, where f′ = 0 at q = %s (%d samples, and the minimizer of f′ where f″ changes sign)",
 			fmtRange(-a.C, a.C), spanList(r.gaps), strings.Join(zs, ", "), r.samples))
 		if r.strict {
 			h.Notes = append(h.Notes, "f is still strictly increasing, so ℓ is strictly decreasing: f′ ≥ 0, and f′ is real-analytic and not ≡ 0, so its zeros are isolated")
@@ -607,7 +688,12 @@ func (a *lossAnalysis) checkB33() LossHypothesis {
 	if math.IsInf(bf.BF, 1) {
 		h.Status = Violated
 		h.Witness = &LossWitness{bf.Witness, fmt.Sprintf("(f′q)′ = f″q + f′ = %s < 0 at the largest sampled q", fmtV(bf.WitnessDH))}
-		h.Detail = "f′(q)q still decreases at q = " + fmtQ(bf.Witness) + ": no admissible b_f up to " + fmtQ(a.Q)
+		upTo := a.Q
+		if !math.IsNaN(bf.Underflow) {
+			upTo = bf.Underflow
+			h.Notes = append(h.Notes, fmt.Sprintf("f′ and f″ underflow to 0 from q = %s on: the samples stop there", fmtQ(bf.Underflow)))
+		}
+		h.Detail = "f′(q)q still decreases at q = " + fmtQ(bf.Witness) + ": no admissible b_f up to " + fmtQ(upTo)
 		return h
 	}
 	// Growth of h(q) = f′(q)q at q = 10², …, Q.

@@ -523,20 +523,6 @@ func (a *lossAnalysis) checkDecreasing() LossHypothesis {
 	if u, ok := a.undefined(h, math.Inf(-1)); ok {
 		return u
 	}
-	r := a.scanFPrime()
-	for _, f := range r.fails {
-		if f[1] < 0 || math.IsNaN(f[1]) {
-			h.Status = Violated
-			h.Witness = &LossWitness{f[0], fmt.Sprintf("f′(%s) = %s: ℓ increases there", fmtQ(f[0]), fmtV(f[1]))}
-			h.Detail = h.Witness.Detail
-			return h
-		}
-	}
-	if len(r.fails) > 0 && !(r.strict && r.nonNeg) {
-		h.Status = Inconclusive
-		h.Detail = "f′ = 0 at sampled points, and strict decrease across them could not be certified"
-		return h
-	}
 	ds := a.decades()
 	fs := make([]float64, len(ds))
 	for i, q := range ds {
@@ -553,6 +539,20 @@ func (a *lossAnalysis) checkDecreasing() LossHypothesis {
 	case growthUnknown:
 		h.Status = Inconclusive
 		h.Detail = fmt.Sprintf("cannot tell whether ℓ → 0: f(%s) = %s (ratio of increments %s)", fmtQ(last), fmtV(fs[len(fs)-1]), fmtV(ratio))
+		return h
+	}
+	r := a.scanFPrime()
+	for _, f := range r.fails {
+		if f[1] < 0 || math.IsNaN(f[1]) {
+			h.Status = Violated
+			h.Witness = &LossWitness{f[0], fmt.Sprintf("f′(%s) = %s: ℓ increases there", fmtQ(f[0]), fmtV(f[1]))}
+			h.Detail = h.Witness.Detail
+			return h
+		}
+	}
+	if len(r.fails) > 0 && !(r.strict && r.nonNeg) || len(r.uncertain) > 0 || len(r.tiny) > 0 {
+		h.Status = Inconclusive
+		h.Detail = "f′ = 0 (or indistinguishable from 0) at sampled points, and strict decrease across them could not be certified"
 		return h
 	}
 	h.Status = Holds

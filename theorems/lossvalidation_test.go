@@ -322,3 +322,50 @@ func TestLossValidation_Applicability(t *testing.T) {
 		}
 	}
 }
+
+// TestLossValidation_B3_2_ZeroOffGrid: f′ = 3(q − 1)² vanishes at q = 1,
+// which no sample grid of [−100, 100] need hit: the minimizer of f′ (where
+// f″ changes sign) is searched, and found, and confirmed by interval
+// arithmetic (f′(1) = 3·[0, 0]). f′ = q⁴ − 4q² + 4 = (q² − 2)² vanishes at
+// ±√2, between float64 numbers: at the float nearest √2 the expanded
+// polynomial cancels to 0 in float64, but its enclosure reaches above 0, so
+// neither "fails" nor "holds" is shown: inconclusive, not a pass, and not a
+// false witness.
+func TestLossValidation_B3_2_ZeroOffGrid(t *testing.T) {
+	t.Parallel()
+	h := wantStatus(t, validate(t, "exp(-(q-1)^3)"), HypB32, Violated)
+	if h.Witness == nil || h.Witness.Q != 1 {
+		t.Errorf("(q−1)³: witness %+v, want q = 1", h.Witness)
+	}
+	r := validate(t, "exp(-(q^5/5 - 4*q^3/3 + 4*q))")
+	h = wantStatus(t, r, HypB32, Inconclusive)
+	if !strings.Contains(h.Detail, "1.414") || h.Witness != nil {
+		t.Errorf("(q²−2)²: %s", h.Detail)
+	}
+	if r.Admissible() {
+		t.Error("an inconclusive (B3.2) counted as a pass")
+	}
+}
+
+// TestLossValidation_B4_NoThreshold: for ℓ = 1/log(q + e), f′(q)q =
+// q/((q + e) log(q + e)) decreases at every large q: no b_f, so (B3.3) and
+// (B4) fail (their negative control).
+func TestLossValidation_B4_NoThreshold(t *testing.T) {
+	t.Parallel()
+	r := validate(t, "1/log(q+e)")
+	h := wantStatus(t, r, HypB33, Violated)
+	if !strings.Contains(h.Detail, "no admissible b_f") {
+		t.Errorf("(B3.3): %s", h.Detail)
+	}
+	wantStatus(t, r, HypB4, Violated)
+}
+
+// TestLossValidation_ZD_ToZero: ℓ = 1 + e^{−q} → 1, not 0: ZD's "strictly
+// decreasing to zero" fails (f = −log ℓ stays bounded).
+func TestLossValidation_ZD_ToZero(t *testing.T) {
+	t.Parallel()
+	h := wantStatus(t, validate(t, "1+exp(-q)"), HypDecrease, Violated)
+	if !strings.Contains(h.Detail, "stays bounded") {
+		t.Errorf("ZD decreasing: %s", h.Detail)
+	}
+}
