@@ -2,7 +2,6 @@ package symbolic
 
 import (
 	"fmt"
-	"math"
 )
 
 // D returns the derivative dn/dq, simplified. n must be free of piecewise
@@ -75,7 +74,10 @@ func D(n *Node) *Node {
 		if !ok {
 			panic(fmt.Sprintf("symbolic: lae with a non-literal k: %v", b))
 		}
-		return Mul(Sigmoid(Add(a, Const(math.Log(k/(1-k))))), D(a))
+		// log(k/(1−k)) stays a constant expression (folded only where
+		// exact; otherwise enclosed when compiled), so interval evaluation
+		// of f′ stays sound.
+		return Mul(Sigmoid(Add(a, Log(Div(Const(k), Sub(Const(1), Const(k)))))), D(a))
 	case OpLogAddExp:
 		return Add(Mul(Sigmoid(Sub(a, b)), D(a)), Mul(Sigmoid(Sub(b, a)), D(b)))
 	case OpIf:

@@ -15,8 +15,13 @@
 //
 //	if q < b then A else B          (also <=, >, >=, and b < q)
 //
-// where b is a constant expression. Parse errors carry the 1-based character
-// position of the problem (ParseError).
+// where b is a constant expression. Numbers (and e, pi) stand for the
+// float64 values nearest them; constant subexpressions are folded only where
+// the result is exact, otherwise kept and enclosed by interval arithmetic.
+// Parse errors carry the 1-based character position of the problem
+// (ParseError), and so do constant parts that are undefined (1/0, log(−1)).
+// A formula that is undefined for some q (log(q), 1/(q+1)) parses: its
+// guards (Formula.Pieces[i].Guards) say where it needs what.
 //
 // # Stable forms
 //
