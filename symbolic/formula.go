@@ -245,7 +245,7 @@ func NewFormula(src string) (*Formula, error) {
 		}
 		fm.Pieces = append(fm.Pieces, p)
 	}
-	for i, b := range fm.Breaks {
+	for _, b := range fm.Breaks {
 		p, err := build(func(t float64) int {
 			switch {
 			case t < b:
@@ -259,7 +259,6 @@ func NewFormula(src string) (*Formula, error) {
 			return nil, err
 		}
 		fm.AtBreak = append(fm.AtBreak, p)
-		_ = i
 	}
 	return fm, nil
 }

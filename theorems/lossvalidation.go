@@ -1,6 +1,7 @@
 package theorems
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -246,11 +247,15 @@ func (h LossHypothesis) MarshalJSON() ([]byte, error) {
 	if !math.IsNaN(h.Value) && !math.IsInf(h.Value, 0) {
 		v = &h.Value
 	}
-	return json.Marshal(struct {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep "f′ > 0" readable
+	err := enc.Encode(struct {
 		plain
 		StatusText string   `json:"status_text"`
 		Value      *float64 `json:"value"`
 	}{plain(h), h.StatusText(), v})
+	return bytes.TrimRight(b.Bytes(), "\n"), err
 }
 
 func (h LossHypothesis) String() string {

@@ -93,6 +93,7 @@ func runLoss(args []string, stdout, stderr io.Writer) int {
 		}{r, r.Admissible(), code}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // "f′ > 0", not "f′ \u003e 0"
 		if err := enc.Encode(doc); err != nil {
 			return fail(stderr, "loss", err)
 		}
