@@ -9,7 +9,8 @@ import (
 var Names = []string{"exp", "logistic", "ce", "squared", "poly"}
 
 // ByName returns the loss the CLI calls name: exp, logistic, ce, squared,
-// poly (ZD App. C's polynomially tailed loss, α = 1, β = 0).
+// poly (ZD App. C's polynomially tailed loss, α = 1, β = 0), or
+// "expr:FORMULA", a binary margin loss read from a formula in q (Expr).
 func ByName(name string) (Loss, error) {
 	switch name {
 	case "exp":
@@ -23,7 +24,10 @@ func ByName(name string) (Loss, error) {
 	case "squared":
 		return Squared{}, nil
 	}
-	return nil, fmt.Errorf("unknown loss %q (want one of %s)", name, strings.Join(Names, ", "))
+	if l, ok, err := exprByName(name); ok {
+		return l, err
+	}
+	return nil, fmt.Errorf("unknown loss %q (want one of %s, or expr:FORMULA)", name, strings.Join(Names, ", "))
 }
 
 // MarginOf returns the margin loss whose g defines the smoothed margin of l,

@@ -6,7 +6,8 @@
 //	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
-//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias loss 'FORMULA' [--json]
+//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|momentum|adam|…] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights …] [--groups FILE] [--l2 μ]
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias help [COMMAND]
@@ -49,6 +50,7 @@ func init() {
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
 		{"interpolate", "the interpolator (or L2-regularized solution) GRW training converges to", interpolateUsage, runInterpolate},
 		{"bench", "time the engine on a speed workload (W1…W4; peers in bench/)", benchUsage, runBench},
+		{"loss", "check a loss formula against the hypotheses (LL B3/B4, XY tail, ZD Thm 8)", lossUsage, runLoss},
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd|momentum|adam] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|momentum|adam] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
 
 Trains a model by full-batch gradient descent on a CSV dataset (one sample per
 line, the label first, then the features; a non-numeric first line is a
@@ -29,7 +29,8 @@ final GRW weights q, summing to 1).
 
   --data FILE    CSV dataset (required)
   --model SPEC   model spec (default linear); grammar below
-  --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly
+  --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly,
+                 or expr:FORMULA, a margin loss ℓ(q) written as a formula (see implicitbias help loss)
   --opt O        gd (default), momentum (heavy ball, β = 0.9), adam (Kingma & Ba defaults)
   --lr η         step size > 0 (default 0.1)
   --steps N      steps ≥ 0 (default 1000)
