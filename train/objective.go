@@ -29,6 +29,18 @@ type Objective struct {
 	cachedθ  []float64
 	cacheOK  bool
 	cacheGrd bool
+
+	// share[n] = e^{log w_n + log ℓ_n − m} and shareSum = Σ share, with m the
+	// largest exponent: 𝓛 = e^m·shareSum, and the relative weight of sample n
+	// is p_n = share[n]/shareSum. Kept from the loss pass so that the
+	// gradient pass needs no second exponential per sample.
+	share    []float64
+	shareSum float64
+	// margin is the loss's ℓ = e^{−f} for a binary loss (nil otherwise), and
+	// exp reports the exponential loss, whose log ℓ = −q and f′ = 1 need no
+	// call at all: the hot path of the speed workloads.
+	margin losses.Margin
+	exp    bool
 }
 
 // Eval is the objective at one θ. Its slices are owned by the Objective and
@@ -90,7 +102,12 @@ func NewObjective(m models.Model, l losses.Loss, d *dataset.Dataset) (*Objective
 		}
 	}
 	o := &Objective{Model: m, Loss: l, Data: d}
+	if b, ok := l.(losses.BinaryLoss); ok {
+		o.margin = b.M
+		_, o.exp = b.M.(losses.Exponential)
+	}
 	n, k := d.N, m.Out()
+	o.share = make([]float64, n)
 	o.ws = m.NewWorkspace(n)
 	o.gOut = make([]float64, n*k)
 	o.ev.Dir = make([]float64, m.NumParams())
@@ -145,9 +162,6 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 	ev := &o.ev
 	d, k := o.Data, o.Model.Out()
 	ev.Scores = o.Model.Forward(o.ws, theta, d.X, d.N)
-	// log 𝓛 = LSE_n(log w_n + log ℓ_n), with the running maximum folded in
-	// so that one pass over the samples suffices.
-	m, s := math.Inf(-1), 0.0
 	qmin := math.Inf(1)
 	for n := 0; n < d.N; n++ {
 		sc := ev.Scores[n*k : (n+1)*k]
@@ -157,7 +171,15 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 				return nil, fmt.Errorf("%w: model output of sample %d is %v (diverged)", ErrNonFinite, n+1, v)
 			}
 		}
-		ll := o.Loss.LogLoss(sc, d.Y[n])
+		var ll float64
+		switch {
+		case o.exp:
+			ll = -d.Y[n] * sc[0]
+		case o.margin != nil:
+			ll = o.margin.LogLoss(d.Y[n] * sc[0])
+		default:
+			ll = o.Loss.LogLoss(sc, d.Y[n])
+		}
 		if math.IsNaN(ll) || math.IsInf(ll, 1) {
 			return nil, fmt.Errorf("%w: log-loss of sample %d is %v (scores %v)", ErrNonFinite, n+1, ll, sc)
 		}
@@ -167,32 +189,13 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 			ev.Margins[n] = q
 			qmin = min(qmin, q)
 		}
-		v := ll + o.LogWeight(n)
-		switch {
-		case v == math.Inf(-1):
-		case v > m:
-			s = s*math.Exp(m-v) + 1
-			m = v
-		default:
-			s += math.Exp(v - m)
-		}
 	}
-	ev.LogLoss = m + math.Log(s)
-	if s == 0 {
-		ev.LogLoss = math.Inf(-1)
-	}
+	o.sumLosses(ev)
 	ev.QMin = qmin
 	if ev.Margins == nil {
 		ev.QMin = math.NaN()
 	}
-	ev.LogObjective = ev.LogLoss
-	var r float64
-	if o.Reg != nil {
-		r = o.Reg.Value(theta)
-		if r > 0 {
-			ev.LogObjective = numerics.LogAddExp(ev.LogLoss, math.Log(r))
-		}
-	}
+	r := o.regularize(ev, theta)
 	if grad {
 		if err := o.gradient(theta, ev, r); err != nil {
 			return nil, err
@@ -210,26 +213,88 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 		ev.LogGradNorm = math.Inf(-1)
 		return nil
 	}
+	// w_n ℓ_n e^{−log(𝓛+R)} = p_n·𝓛/(𝓛+R), with p_n = share[n]/shareSum.
+	scale := math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
 	for n := 0; n < d.N; n++ {
 		g := o.gOut[n*k : (n+1)*k]
 		lw := o.LogWeight(n)
-		if lw == math.Inf(-1) {
+		switch {
+		case lw == math.Inf(-1):
 			clear(g)
-			continue
+		case o.margin != nil:
+			// ∂ℓ/∂s = −y f′(q) ℓ(q) for ℓ(y·s): times w_n e^{−log(𝓛+R)}.
+			fp := 1.0
+			if !o.exp {
+				fp = o.margin.FPrime(ev.Margins[n])
+			}
+			g[0] = -d.Y[n] * fp * o.share[n] * scale
+		default:
+			// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
+			o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
 		}
-		// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
-		o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
 	}
 	o.Model.Backward(o.ws, theta, o.gOut, ev.Dir)
 	if o.Reg != nil && r > 0 {
 		o.Reg.AddGrad(ev.Dir, math.Exp(-ev.LogObjective), theta)
 	}
-	norm := floats.Norm(ev.Dir, 2)
+	norm := norm2(ev.Dir)
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return fmt.Errorf("%w: gradient direction has norm %v", ErrNonFinite, norm)
 	}
 	ev.LogGradNorm = ev.LogObjective + math.Log(norm)
 	return nil
+}
+
+// sumLosses sets LogLoss = log Σ_n w_n ℓ_n = LSE_n(log w_n + log ℓ_n) from
+// LogSample and the weights, keeping the shares e^{log w_n + log ℓ_n − m}
+// for the gradient pass: two passes (the maximum, then the sum), one
+// exponential per sample.
+func (o *Objective) sumLosses(ev *Eval) {
+	m := math.Inf(-1)
+	for n, ll := range ev.LogSample {
+		m = max(m, ll+o.LogWeight(n))
+	}
+	var s float64
+	if !math.IsInf(m, -1) {
+		for n, ll := range ev.LogSample {
+			e := numerics.Exp(ll + o.LogWeight(n) - m)
+			o.share[n] = e
+			s += e
+		}
+	} else {
+		clear(o.share)
+	}
+	o.shareSum = s
+	ev.LogLoss = m + math.Log(s)
+	if s == 0 {
+		ev.LogLoss = math.Inf(-1)
+	}
+}
+
+// regularize sets LogObjective = log(𝓛 + R(θ)) and returns R(θ).
+func (o *Objective) regularize(ev *Eval, theta []float64) float64 {
+	ev.LogObjective = ev.LogLoss
+	if o.Reg == nil {
+		return 0
+	}
+	r := o.Reg.Value(theta)
+	if r > 0 {
+		ev.LogObjective = numerics.LogAddExp(ev.LogLoss, math.Log(r))
+	}
+	return r
+}
+
+// norm2 returns ‖x‖₂ as √(Σx²) when that sum is a normal number, and by
+// gonum's scaled (slower, overflow-free) algorithm otherwise.
+func norm2(x []float64) float64 {
+	var ss float64
+	for _, v := range x {
+		ss += v * v
+	}
+	if ss > 0x1p-1000 && ss < 0x1p1000 {
+		return math.Sqrt(ss)
+	}
+	return floats.Norm(x, 2)
 }
 
 // margin returns q = y·s (binary) or s_y − max_{j≠y} s_j (multi-class).

@@ -37,32 +37,8 @@ func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
 		o.logW[i] = numerics.Log(v)
 	}
 	ev := &o.ev
-	// log 𝓛 = LSE_n(log w_n + log ℓ_n) in one pass with a running maximum,
-	// as in Evaluate.
-	m, s := math.Inf(-1), 0.0
-	for n, ll := range ev.LogSample {
-		v := ll + o.logW[n]
-		switch {
-		case v == math.Inf(-1):
-		case v > m:
-			s = s*math.Exp(m-v) + 1
-			m = v
-		default:
-			s += math.Exp(v - m)
-		}
-	}
-	ev.LogLoss = m + math.Log(s)
-	if s == 0 {
-		ev.LogLoss = math.Inf(-1)
-	}
-	ev.LogObjective = ev.LogLoss
-	var r float64
-	if o.Reg != nil {
-		r = o.Reg.Value(o.cachedθ)
-		if r > 0 {
-			ev.LogObjective = numerics.LogAddExp(ev.LogLoss, math.Log(r))
-		}
-	}
+	o.sumLosses(ev)
+	r := o.regularize(ev, o.cachedθ)
 	o.cacheGrd = false
 	if grad {
 		if err := o.gradient(o.cachedθ, ev, r); err != nil {
