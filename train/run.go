@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -32,6 +33,13 @@ type Record struct {
 	Separated bool
 	// Theta is a copy of θ at this step when Config.KeepTheta is set.
 	Theta []float64
+	// LogEta is log η of the step that led here (its time increment; −Inf
+	// at step 0).
+	LogEta float64
+	// LocalError is the summed local error estimate ‖e‖₂ in θ of the steps
+	// since the previous record, for optimizers that carry one
+	// (ErrorEstimator: adaptive integrators); 0 for exact-step methods.
+	LocalError float64
 }
 
 // Trajectory is what a run recorded.
@@ -41,6 +49,9 @@ type Trajectory struct {
 	Records                []Record
 	Theta                  []float64 // final θ
 	Steps                  int       // steps taken
+	// Stalled reports that the optimizer ended the run with ErrStalled: no
+	// step it may take decreases the objective any more.
+	Stalled bool
 }
 
 // Final returns the last record.
@@ -81,32 +92,61 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		L = deg.Order
 	}
 	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt.Name(), Degree: L}
-	logT := math.Inf(-1)
+	logT, logEta, localErr := math.Inf(-1), math.Inf(-1), 0.0
+	estimator, _ := opt.(ErrorEstimator)
+	record := func(t int, ev *Eval) error {
+		rec := Measure(obj, theta, ev, t, logT)
+		rec.LogEta, rec.LocalError = logEta, localErr
+		localErr = 0
+		if cfg.KeepTheta {
+			rec.Theta = append([]float64(nil), theta...)
+		}
+		if cfg.Observe != nil {
+			if err := cfg.Observe(&rec, theta, ev); err != nil {
+				return fmt.Errorf("step %d: %w", t, err)
+			}
+		}
+		tr.Records = append(tr.Records, rec)
+		return nil
+	}
 	for t := 0; ; t++ {
 		ev, err := obj.Evaluate(theta, t < cfg.Steps)
 		if err != nil {
 			return tr, fmt.Errorf("step %d: %w", t, err)
 		}
 		done := t == cfg.Steps || (cfg.StopLogLoss != 0 && ev.LogLoss <= cfg.StopLogLoss)
-		if t%every == 0 || done {
-			rec := Measure(obj, theta, ev, t, logT)
-			if cfg.KeepTheta {
-				rec.Theta = append([]float64(nil), theta...)
+		recorded := t%every == 0 || done
+		if recorded {
+			if err := record(t, ev); err != nil {
+				return tr, err
 			}
-			if cfg.Observe != nil {
-				if err := cfg.Observe(&rec, theta, ev); err != nil {
-					return tr, fmt.Errorf("step %d: %w", t, err)
-				}
-			}
-			tr.Records = append(tr.Records, rec)
 		}
 		if done {
 			tr.Steps = t
 			break
 		}
-		logEta, err := opt.Step(obj, theta, ev)
+		le, err := opt.Step(obj, theta, ev)
+		if errors.Is(err, ErrStalled) {
+			// θ is unchanged; the optimizer's trial evaluations overwrote
+			// ev, so the last state is measured again if not yet recorded.
+			tr.Steps, tr.Stalled = t, true
+			if !recorded {
+				ev, err := obj.Evaluate(theta, true)
+				if err != nil {
+					return tr, fmt.Errorf("step %d: %w", t, err)
+				}
+				if err := record(t, ev); err != nil {
+					return tr, err
+				}
+			}
+			break
+		}
 		if err != nil {
 			return tr, fmt.Errorf("step %d: %w", t, err)
+		}
+		logEta = le
+		if estimator != nil {
+			localErr += estimator.LocalError()
 		}
 		for i, v := range theta {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
