@@ -39,6 +39,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	properties.SetRunBudget(budget) // run lengths of the asymptotic checks
 	entries, err := properties.Select(*only)
 	if err != nil {
 		return fail(stderr, "verify", err)
