@@ -4,7 +4,7 @@
 // Usage:
 //
 //	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json]
-//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd|lossbased|flow] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
