@@ -72,7 +72,9 @@ type Config struct {
 }
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
-// It stops with an error naming the step if a non-finite value appears.
+// It stops with an error naming the step if a non-finite value appears. An
+// optimizer that returns ErrStalled ends the run normally, with the last
+// state recorded and Trajectory.Stalled set.
 func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajectory, error) {
 	if cfg.Steps < 0 {
 		return nil, fmt.Errorf("train: steps must be ≥ 0, got %d", cfg.Steps)
