@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -35,6 +36,13 @@ type Record struct {
 	// Weights is a copy of the GRW weights q^{(t)} of this step when
 	// Config.KeepWeights is set (and a Weighting is).
 	Weights []float64
+	// LogEta is log η of the step that led here (its time increment; −Inf
+	// at step 0).
+	LogEta float64
+	// LocalError is the summed local error estimate ‖e‖₂ in θ of the steps
+	// since the previous record, for optimizers that carry one
+	// (ErrorEstimator: adaptive integrators); 0 for exact-step methods.
+	LocalError float64
 }
 
 // Trajectory is what a run recorded.
@@ -48,6 +56,9 @@ type Trajectory struct {
 	// without a scheme).
 	Weighting string
 	Weights   []float64
+	// Stalled reports that the optimizer ended the run with ErrStalled: no
+	// step it may take decreases the objective any more.
+	Stalled bool
 }
 
 // Final returns the last record.
@@ -74,7 +85,9 @@ type Config struct {
 }
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
-// It stops with an error naming the step if a non-finite value appears.
+// It stops with an error naming the step if a non-finite value appears. An
+// optimizer that returns ErrStalled ends the run normally, with the last
+// state recorded and Trajectory.Stalled set.
 func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajectory, error) {
 	if cfg.Steps < 0 {
 		return nil, fmt.Errorf("train: steps must be ≥ 0, got %d", cfg.Steps)
@@ -98,7 +111,26 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	if err != nil {
 		return nil, err
 	}
-	logT := math.Inf(-1)
+	logT, logEta, localErr := math.Inf(-1), math.Inf(-1), 0.0
+	estimator, _ := opt.(ErrorEstimator)
+	record := func(t int, ev *Eval) error {
+		rec := Measure(obj, theta, ev, t, logT)
+		rec.LogEta, rec.LocalError = logEta, localErr
+		localErr = 0
+		if cfg.KeepTheta {
+			rec.Theta = append([]float64(nil), theta...)
+		}
+		if cfg.KeepWeights && q != nil {
+			rec.Weights = append([]float64(nil), q...)
+		}
+		if cfg.Observe != nil {
+			if err := cfg.Observe(&rec, theta, ev); err != nil {
+				return fmt.Errorf("step %d: %w", t, err)
+			}
+		}
+		tr.Records = append(tr.Records, rec)
+		return nil
+	}
 	for t := 0; ; t++ {
 		ev, err := obj.Evaluate(theta, t < cfg.Steps && q == nil)
 		if err == nil && q != nil {
@@ -108,28 +140,38 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			return tr, fmt.Errorf("step %d: %w", t, err)
 		}
 		done := t == cfg.Steps || (cfg.StopLogLoss != 0 && ev.LogLoss <= cfg.StopLogLoss)
-		if t%every == 0 || done {
-			rec := Measure(obj, theta, ev, t, logT)
-			if cfg.KeepTheta {
-				rec.Theta = append([]float64(nil), theta...)
+		recorded := t%every == 0 || done
+		if recorded {
+			if err := record(t, ev); err != nil {
+				return tr, err
 			}
-			if cfg.KeepWeights && q != nil {
-				rec.Weights = append([]float64(nil), q...)
-			}
-			if cfg.Observe != nil {
-				if err := cfg.Observe(&rec, theta, ev); err != nil {
-					return tr, fmt.Errorf("step %d: %w", t, err)
-				}
-			}
-			tr.Records = append(tr.Records, rec)
 		}
 		if done {
 			tr.Steps = t
 			break
 		}
-		logEta, err := opt.Step(obj, theta, ev)
+		le, err := opt.Step(obj, theta, ev)
+		if errors.Is(err, ErrStalled) {
+			// θ is unchanged; the optimizer's trial evaluations overwrote
+			// ev, so the last state is measured again if not yet recorded.
+			tr.Steps, tr.Stalled = t, true
+			if !recorded {
+				ev, err := obj.Evaluate(theta, true)
+				if err != nil {
+					return tr, fmt.Errorf("step %d: %w", t, err)
+				}
+				if err := record(t, ev); err != nil {
+					return tr, err
+				}
+			}
+			break
+		}
 		if err != nil {
 			return tr, fmt.Errorf("step %d: %w", t, err)
+		}
+		logEta = le
+		if estimator != nil {
+			localErr += estimator.LocalError()
 		}
 		for i, v := range theta {
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -7,7 +7,7 @@
 //	implicitbias verify --hunt ID --drop HYPOTHESIS
 //	implicitbias merge FILE.json…
 //	implicitbias loss 'FORMULA' [--json]
-//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|momentum|adam|…] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights …] [--groups FILE] [--l2 μ]
+//	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights …] [--groups FILE] [--l2 μ]
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias help [COMMAND]

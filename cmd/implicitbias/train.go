@@ -17,26 +17,31 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|momentum|adam] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
 
-Trains a model by full-batch gradient descent on a CSV dataset (one sample per
-line, the label first, then the features; a non-numeric first line is a
-header) and prints one JSON object with the final state: steps, log_loss
-(natural log of the summed loss), norm (‖θ‖), degree (L, null if the model is
-not homogeneous), normalized_margin (q_min/ρ^L), smoothed_margin
-(g(log 1/𝓛)/ρ^L), theta; with --weights also weighting and weights (the
-final GRW weights q, summing to 1).
+Trains a model on a CSV dataset (one sample per line, the label first, then
+the features; a non-numeric first line is a header) and prints one JSON
+object with the final state: steps, log_loss (natural log of the summed
+loss), log_T (log of the time T = Σ η, or of the flow time), norm (‖θ‖),
+degree (L, null if the model is not homogeneous), normalized_margin
+(q_min/ρ^L), smoothed_margin (g(log 1/𝓛)/ρ^L), stalled, theta; with
+--weights also weighting and weights (the final GRW weights q, summing to 1).
 
   --data FILE    CSV dataset (required)
   --model SPEC   model spec (default linear); grammar below
   --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly,
                  or expr:FORMULA, a margin loss ℓ(q) written as a formula (see implicitbias help loss)
-  --opt O        gd (default), momentum (heavy ball, β = 0.9), adam (Kingma & Ba defaults)
-  --lr η         step size > 0 (default 0.1)
+  --opt O        gd (default): constant step η;
+                 lossbased: LL App. K.1's schedule η = α/𝓛̄ (α(0) = --lr), in log domain;
+                 flow: gradient flow by adaptive Dormand–Prince 5(4) (tolerance --tol);
+                 momentum (heavy ball, β = 0.9); adam (Kingma & Ba defaults)
+  --lr η         step size > 0, or α(0) for lossbased (default 0.1)
+  --tol ε        flow's local error tolerance (default 1e-9)
   --steps N      steps ≥ 0 (default 1000)
   --seed S       seed of θ₀ (default 1)
   --record K     record every K-th step in the trace (default 1)
   --trace FILE   write the recorded steps as CSV
+  --stop-log-loss X  stop once log_loss ≤ X < 0 (default: never)
   --weights W    generalized reweighting (ZD §3): the objective at step t is
                  Σ q_i^{(t)} ℓ_i with q^{(t)} set from the losses at θ_t by
                  erm (1/n), iw (1/(K n_k)), gdro[:ν] (Group DRO, ν = 0.1),
@@ -57,7 +62,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	lossName := fs.String("loss", "exp", "")
 	optName := fs.String("opt", "gd", "")
 	lr := fs.Float64("lr", 0.1, "")
+	tol := fs.Float64("tol", 0, "")
 	steps := fs.Int("steps", 1000, "")
+	stop := fs.Float64("stop-log-loss", 0, "")
 	seed := fs.Uint64("seed", 1, "")
 	record := fs.Int("record", 1, "")
 	tracePath := fs.String("trace", "", "")
@@ -69,6 +76,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	if *dataPath == "" {
 		return fail(stderr, "train", fmt.Errorf("--data FILE is required"))
+	}
+	if !(*stop <= 0) {
+		return fail(stderr, "train", fmt.Errorf("--stop-log-loss must be a number < 0, got %v", *stop))
 	}
 	if *steps < 0 {
 		return fail(stderr, "train", fmt.Errorf("--steps must be ≥ 0, got %d", *steps))
@@ -88,7 +98,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
-	opt, err := train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr})
+	opt, err := train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol})
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
@@ -108,7 +118,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		}
 		obj.Reg = train.L2{Mu: *l2, Theta0: append([]float64(nil), theta...)}
 	}
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, Weighting: weighting})
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting})
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
@@ -120,7 +130,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	fin := tr.Final()
 	out := map[string]any{
 		"model": tr.Model, "loss": tr.Loss, "optimizer": tr.Optimizer,
-		"steps": tr.Steps, "log_loss": num(fin.LogLoss), "norm": num(fin.Rho),
+		"steps": tr.Steps, "log_loss": num(fin.LogLoss), "log_T": num(fin.LogT), "stalled": tr.Stalled, "norm": num(fin.Rho),
 		"degree": num(tr.Degree), "q_min": num(fin.QMin),
 		"normalized_margin": num(fin.NormalizedMargin), "smoothed_margin": num(fin.SmoothedMargin),
 		"separated": fin.Separated, "theta": tr.Theta,
@@ -149,10 +159,10 @@ func writeTrace(path string, tr *train.Trajectory) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"step", "log_T", "log_loss", "log_grad_norm", "norm", "q_min", "normalized_margin", "smoothed_margin"})
+	w.Write([]string{"step", "log_T", "log_loss", "log_grad_norm", "norm", "q_min", "normalized_margin", "smoothed_margin", "log_eta", "local_error"})
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 17, 64) }
 	for _, r := range tr.Records {
-		w.Write([]string{strconv.Itoa(r.Step), g(r.LogT), g(r.LogLoss), g(r.LogGradNorm), g(r.Rho), g(r.QMin), g(r.NormalizedMargin), g(r.SmoothedMargin)})
+		w.Write([]string{strconv.Itoa(r.Step), g(r.LogT), g(r.LogLoss), g(r.LogGradNorm), g(r.Rho), g(r.QMin), g(r.NormalizedMargin), g(r.SmoothedMargin), g(r.LogEta), g(r.LocalError)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -64,6 +64,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	properties.SetRunBudget(budget) // run lengths of the asymptotic checks
 	if *hunt != "" || *drop != "" {
 		return runHunt(*hunt, *drop, *seed, budget, stdout, stderr)
 	}

@@ -1,0 +1,510 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/leanovate/gopter"
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Section B of the catalog (and LL-A5 of section A): margin dynamics.
+
+// Run lengths of the asymptotic properties per budget (RunBudget).
+type runLengths struct {
+	flowTarget float64 // log 𝓛 a monotonicity flow runs to
+	flowSteps  int     // its step budget
+	gdSteps    int     // LL-4.2's GD steps after t₀
+	rateTarget float64 // log 𝓛 of the rate runs
+	k1Target   float64 // LL-K1
+	k2Target   float64 // LL-K2
+	lbSteps    int     // loss-based step budget
+}
+
+func lengths() runLengths {
+	if long() {
+		return runLengths{flowTarget: -300, flowSteps: 200000, gdSteps: 20000, rateTarget: -1e5, k1Target: -2000, k2Target: -1e5, lbSteps: 5000000}
+	}
+	return runLengths{flowTarget: -25, flowSteps: 20000, gdSteps: 1500, rateTarget: -2000, k1Target: -2000, k2Target: -1e4, lbSteps: 500000}
+}
+
+// Tolerance of the monotonicity flows: relative and absolute local error
+// per coordinate. At 1e-10 the summed error bound of log γ̃ stays orders of
+// magnitude below its growth on the generated cases (the check measures
+// this and is inconclusive otherwise).
+const flowTol = 1e-10
+
+// undecidedOr turns a case-building error into a verdict: a degenerate case
+// (a dead network, a teacher that cannot label) is inconclusive, anything
+// else is a broken case.
+func undecidedOr(err error) theorems.Verdict {
+	if errors.Is(err, errDegenerate) {
+		return theorems.Undecided("%v", err)
+	}
+	return theorems.Assumption("case does not build: %v", err)
+}
+
+// sepProperty is a pointwise check over separated cases.
+func sepProperty(name string, v Variant, lossNames []string, copies bool, base func(losses.Margin) func(float64, int, int) float64,
+	check func(obj *train.Objective, theta []float64, b Built) theorems.Verdict) Property {
+	logU1 := 2.0
+	if copies {
+		// LL-A5's printed-g′ control: the missing factor is e^{𝓛/N}, so
+		// stay within u ≤ f(b_f) + 3 (𝓛/N ≥ log 2·e^{−3}/5 ≈ 7e-3, a
+		// violation 1e10 times the rounding tolerance).
+		logU1 = 0.5
+	}
+	return Property{Name: name, Gen: GenSeparated(v, lossNames, copies, -2, logU1), Check: func(x any) theorems.Verdict {
+		c := x.(SeparatedCase)
+		l, err := losses.ByName(c.loss())
+		if err != nil {
+			return undecidedOr(err)
+		}
+		mg, _ := losses.MarginOf(l)
+		obj, theta, b, err := c.Build(base(mg))
+		if err != nil {
+			return undecidedOr(err)
+		}
+		return check(obj, theta, b)
+	}}
+}
+
+// deepFloor is the base of LL-5.1's wrong-L control: u ≥ 2(L+2)·log(N·K) + 20,
+// where Lemma B.5's slack ν·g′/(g𝓛) − 1 ≤ log(N·K)/u is below 1/(2(L+1)), so
+// the declared L + 1 breaks the inequality by at least 1/(2L(L+1)) relative.
+func deepFloor(losses.Margin) func(float64, int, int) float64 {
+	return func(L float64, n, k int) float64 { return 2*(L+2)*math.Log(float64(n*k)) + 20 }
+}
+
+// printedLogistic is the logistic loss with the g′ that LL Remark A.2 prints,
+// e^{−u}/(e^{e^{−u}} − 1) (it lacks a factor e^{e^{−u}}; see
+// losses.Logistic.GPrime). LL-A5's lower bound with it is too tight by that
+// factor, which at equal margins the check must catch.
+type printedLogistic struct{ losses.Logistic }
+
+func (printedLogistic) GPrime(u float64) float64 {
+	x := math.Exp(-u)
+	return x / math.Expm1(x)
+}
+
+// flowRun integrates the flow of a case to the budget's target with θ kept
+// at every step.
+func flowRun(obj *train.Objective, theta []float64, target float64, steps int) (*train.Trajectory, error) {
+	fl, err := train.NewFlow(flowTol)
+	if err != nil {
+		return nil, err
+	}
+	return train.Run(obj, fl, theta, train.Config{Steps: steps, StopLogLoss: target, KeepTheta: true})
+}
+
+// flowProperty runs a trajectory check on the integrated flows of cases
+// from g (to the budget's target, θ kept at every step).
+func flowProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(FlowCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		n := lengths()
+		tr, err := flowRun(obj, theta, n.flowTarget, n.flowSteps)
+		if err != nil {
+			return theorems.Undecided("the flow failed: %v", err)
+		}
+		if tr.Final().LogLoss > n.flowTarget {
+			return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, tr.Final().LogLoss)
+		}
+		return check(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi})
+	}}
+}
+
+// bigStepProperty runs a trajectory check on bigStepGD from the cases of g.
+func bigStepProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(FlowCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		rs, err := bigStepGD(obj, theta)
+		if err != nil {
+			return undecidedOr(err)
+		}
+		return check(theorems.TrajectoryCase{Obj: obj, Records: rs, MultiHomogeneous: multi})
+	}}
+}
+
+// overStep is gradient descent with a step far above 1/smoothness, the
+// negative control of the monotonicity checks:
+//
+//	η_t = max(100/κ_t, ρ₀/‖∇𝓛_t‖),
+//
+// κ_t the curvature of 𝓛 along the gradient (a forward difference of ∇𝓛·v,
+// v = ∇𝓛/‖∇𝓛‖, and at least 𝓛‖∇log 𝓛‖², the Gauss–Newton part of an
+// exponential-type loss along v, by Jensen), ρ₀ the norm at the start: a
+// hundred times the step a quadratic model allows, and at least a step as
+// long as θ itself. Constant η is no control here: 𝓛, and with it the
+// smoothness, falls by orders of magnitude in one such step, after which a
+// constant η is tiny.
+type overStep struct {
+	rho0       float64
+	dir, shift []float64
+}
+
+func (*overStep) Name() string { return "overstep" }
+
+func (o *overStep) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if o.dir == nil {
+		o.dir, o.shift = make([]float64, len(theta)), make([]float64, len(theta))
+		o.rho0 = floats.Norm(theta, 2)
+	}
+	copy(o.dir, ev.Dir)
+	logL := ev.LogObjective
+	dn := floats.Norm(o.dir, 2)
+	dv := dn // ⟨Dir, v⟩ with v = Dir/‖Dir‖
+	h := 1e-5 * floats.Norm(theta, 2)
+	floats.AddScaledTo(o.shift, theta, h/dn, o.dir)
+	ev2, err := obj.Evaluate(o.shift, true)
+	if err != nil {
+		return 0, err
+	}
+	// κ/𝓛 = (e^{log 𝓛(θ+hv) − log 𝓛}⟨Dir(θ+hv), v⟩ − ⟨Dir, v⟩)/h.
+	kappa := math.Max((math.Exp(ev2.LogObjective-logL)*floats.Dot(ev2.Dir, o.dir)/dn-dv)/h, dn*dn)
+	// θ − η∇𝓛 = θ − (η𝓛)·Dir.
+	etaL := math.Max(100/kappa, o.rho0/dn)
+	floats.AddScaled(theta, -etaL, o.dir)
+	return math.Log(etaL) - logL, nil
+}
+
+// bigStepGD runs overStep for 100 steps from the first point of the case's
+// flow with log 𝓛 ≤ log ℓ(b_f) − 2 (separated), keeping θ.
+func bigStepGD(obj *train.Objective, theta []float64) ([]train.Record, error) {
+	n := lengths()
+	mg, _ := losses.MarginOf(obj.Loss)
+	tr, err := flowRun(obj, theta, losses.LogThreshold(mg)-2, n.flowSteps)
+	if err != nil {
+		return nil, err
+	}
+	if tr.Final().LogLoss > losses.LogThreshold(mg)-2 {
+		return nil, fmt.Errorf("%w: the flow did not separate the data", errDegenerate)
+	}
+	tr, err = train.Run(obj, &overStep{}, tr.Theta, train.Config{Steps: 100, KeepTheta: true})
+	if tr == nil {
+		return nil, err
+	}
+	// A step that overflows ends the run; what was recorded is the case.
+	return tr.Records, nil
+}
+
+// hessianNorm returns |λ|_max of ∇²𝓛 at θ relative to 𝓛 (∇²𝓛/𝓛), by 30
+// power iterations on forward differences of ∇𝓛 = 𝓛·Dir (step 1e-6·‖θ‖).
+func hessianNorm(obj *train.Objective, theta []float64) (float64, error) {
+	ev, err := obj.Evaluate(theta, true)
+	if err != nil {
+		return 0, err
+	}
+	logL := ev.LogLoss
+	dir := append([]float64(nil), ev.Dir...)
+	p := len(theta)
+	v, hv, sh := make([]float64, p), make([]float64, p), make([]float64, p)
+	for i := range v {
+		v[i] = 1 / math.Sqrt(float64(p))
+	}
+	copy(v, dir)
+	floats.Scale(1/floats.Norm(v, 2), v)
+	h := 1e-6 * floats.Norm(theta, 2)
+	lambda := 0.0
+	for it := 0; it < 30; it++ {
+		floats.AddScaledTo(sh, theta, h, v)
+		ev2, err := obj.Evaluate(sh, true)
+		if err != nil {
+			return 0, err
+		}
+		floats.ScaleTo(hv, math.Exp(ev2.LogLoss-logL), ev2.Dir)
+		floats.Sub(hv, dir)
+		floats.Scale(1/h, hv)
+		lambda = floats.Norm(hv, 2)
+		if lambda == 0 {
+			break
+		}
+		floats.ScaleTo(v, 1/lambda, hv)
+	}
+	return lambda, nil
+}
+
+// gdProperty runs LL-4.2's check on gradient descent from the first point of
+// the case's flow with 𝓛 < e^{−1/2} (t₀): with the constant step
+// η = eta(λ)/𝓛(t₀), λ = |λ|_max(∇²𝓛(t₀))/𝓛(t₀), or with opt when given.
+func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.Optimizer) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(FlowCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		n := lengths()
+		tr, err := flowRun(obj, theta, -0.5, n.flowSteps)
+		if err != nil || tr.Final().LogLoss > -0.5 {
+			return theorems.Undecided("the flow did not separate the data (𝓛 < 1): %v", err)
+		}
+		o := opt
+		if o == nil {
+			lambda, err := hessianNorm(obj, tr.Theta)
+			if err != nil {
+				return undecidedOr(err)
+			}
+			gd, err := train.NewGD(math.Exp(math.Log(eta(lambda)) - tr.Final().LogLoss))
+			if err != nil {
+				return undecidedOr(err)
+			}
+			o = gd
+		} else {
+			o = &overStep{}
+		}
+		gdTr, err := train.Run(obj, o, tr.Theta, train.Config{Steps: n.gdSteps, KeepTheta: true})
+		if gdTr == nil {
+			return undecidedOr(err)
+		}
+		return theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: gdTr.Records})
+	}}
+}
+
+// plainLossBased is LL App. K.1's schedule as an engine without App. K.2's
+// log domain computes it: 𝓛 = Σ_n ℓ_n and ∇𝓛 as plain float64 numbers
+// (here e^{log ℓ_n} and e^{log 𝓛}·Dir, which underflow to 0 once
+// log 𝓛 < −745), η = α/𝓛, θ ← θ − η∇𝓛. It is LL-K1's negative control.
+type plainLossBased struct {
+	logAlpha     float64
+	theta0, grad []float64
+	started      bool
+}
+
+func (*plainLossBased) Name() string { return "plain-lossbased" }
+
+func plainLoss(ev *train.Eval) float64 {
+	var s float64
+	for _, l := range ev.LogSample {
+		s += math.Exp(l)
+	}
+	return s
+}
+
+func (p *plainLossBased) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if !p.started {
+		p.logAlpha, p.started = math.Log(train.LossBasedAlpha0), true
+		p.theta0, p.grad = make([]float64, len(theta)), make([]float64, len(theta))
+	}
+	copy(p.theta0, theta)
+	loss := plainLoss(ev)
+	floats.ScaleTo(p.grad, math.Exp(ev.LogObjective), ev.Dir)
+	for try := 0; try < 400; try++ {
+		eta := math.Exp(p.logAlpha) / loss
+		floats.AddScaledTo(theta, p.theta0, -eta, p.grad)
+		trial, err := obj.Evaluate(theta, false)
+		if err == nil && plainLoss(trial) < loss {
+			p.logAlpha += math.Ln2 / 5
+			return math.Log(eta), nil
+		}
+		p.logAlpha -= math.Ln2 / 10
+	}
+	copy(theta, p.theta0)
+	return 0, train.ErrStalled
+}
+
+// schedProperty runs LL-K1's check on a loss-based run of opt from the
+// case's student to log 𝓛 = −2000. With plain set, the records carry what a
+// float64 engine sees, log(Σ_n e^{log ℓ_n}) and ‖e^{log 𝓛}·Dir‖ in plain
+// arithmetic, and the run ends once that 𝓛 leaves the normal float64 range
+// (below 2⁻¹⁰²² ≈ 2.2e-308 it has lost precision; below 5e-324 it is 0).
+func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer, plain bool) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(FlowCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		n := lengths()
+		cfg := train.Config{Steps: n.lbSteps, StopLogLoss: n.k1Target}
+		if plain {
+			cfg.Observe = func(r *train.Record, theta []float64, ev *train.Eval) error {
+				loss := plainLoss(ev)
+				r.LogLoss, r.LogObjective = math.Log(loss), math.Log(loss)
+				r.LogGradNorm = math.Log(math.Exp(ev.LogLoss) * floats.Norm(ev.Dir, 2))
+				r.SmoothedMargin = math.Log(1/loss) / math.Pow(r.Rho, obj.Model.Degree().Order)
+				if loss < 0x1p-1022 {
+					return fmt.Errorf("plain float64 𝓛 = %g underflowed", loss)
+				}
+				return nil
+			}
+		}
+		tr, err := train.Run(obj, opt(), theta, cfg)
+		if tr == nil {
+			return undecidedOr(err)
+		}
+		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target})
+	}}
+}
+
+// plainEvaluator computes 𝓛 = Σ_n ℓ_n and ∇log 𝓛 = ∇𝓛/𝓛 in plain float64
+// from the engine's per-sample log-losses and direction: LL-K2's negative
+// control (log 0 = −Inf, 0/0 = NaN once 𝓛 underflows).
+func plainEvaluator(obj *train.Objective) theorems.LossEvaluator {
+	return func(theta, dir []float64) (float64, error) {
+		ev, err := obj.Evaluate(theta, true)
+		if err != nil {
+			return math.NaN(), err
+		}
+		loss := plainLoss(ev)
+		floats.ScaleTo(dir, math.Exp(ev.LogLoss)/loss, ev.Dir)
+		return math.Log(loss), nil
+	}
+}
+
+// logDomainProperty runs LL-K2's check on a loss-based run to log 𝓛 ≈ −10⁴
+// (θ recorded every 50 steps), with the engine's or the plain evaluator.
+func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(FlowCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		n := lengths()
+		lb, _ := train.NewLossBased(0)
+		tr, err := train.Run(obj, lb, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.k2Target, Every: 50, KeepTheta: true})
+		if err != nil {
+			return theorems.Undecided("the run failed: %v", err)
+		}
+		var eval theorems.LossEvaluator
+		if plain {
+			eval = plainEvaluator(obj)
+		}
+		return theorems.LogDomain(theorems.LogDomainCase{Obj: obj, Records: tr.Records, Target: n.k2Target, Eval: eval})
+	}}
+}
+
+func init() {
+	floor := separationFloor
+	register(Entry{Info: theorems.Info{ID: "LL-A5"},
+		Claims: []Property{sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+			})},
+		Controls: []Property{
+			sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
+				floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta, Margin: printedLogistic{}})
+				}),
+			sepProperty("not separated (one label flipped)", Homogeneous, binaryLosses, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					// q_1 < 0 makes ℓ(q_1) > ℓ(0) = ℓ(b_f): 𝓛 ≥ ℓ(b_f).
+					d := *obj.Data
+					d.Y = append([]float64(nil), d.Y...)
+					d.Y[0] = -d.Y[0]
+					flipped, err := train.NewObjective(obj.Model, obj.Loss, &d)
+					if err != nil {
+						return undecidedOr(err)
+					}
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
+				}),
+		},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-5.1"},
+		Claims: []Property{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+			})},
+		Controls: []Property{
+			sepProperty("declared L+1 at u ≥ 2(L+2)log(NK) + 20", Homogeneous, []string{"exp", "logistic", "ce"}, false, deepFloor,
+				func(obj *train.Objective, theta []float64, b Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, Degree: b.Degree + 1})
+				}),
+			sepProperty("bias term, L derived", WithBias, []string{"exp", "logistic"}, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				}),
+		},
+	})
+	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
+	register(Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40,
+		Claims:   []Property{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
+		Controls: []Property{bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone)},
+	})
+	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
+	register(Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
+		Claims:   []Property{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
+		Controls: []Property{bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone)},
+	})
+	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
+	register(Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
+		Claims: []Property{
+			sepProperty("pointwise Lemma G.2 at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
+				}),
+			flowProperty("flows with γ̃ = g(log 1/𝓛)/Π‖w_i‖^{k_i}", multiFlows, true, theorems.MarginMonotone),
+		},
+		Controls: []Property{
+			bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, theorems.MarginMonotone),
+			sepProperty("bias term, block degrees derived", WithBias, []string{"exp", "logistic"}, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
+				}),
+		},
+	})
+	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
+	register(Entry{Info: theorems.Info{ID: "LL-4.2"}, Cases: 20,
+		Claims: []Property{gdProperty("GD with η = 0.1/λ_max(∇²𝓛(t₀)), exp loss, C² nets", c2Flows, func(l float64) float64 { return 0.1 / l }, nil)},
+		// A too-large constant η is no control: its first step divides 𝓛
+		// by orders of magnitude, after which η·smoothness is tiny and γ̂
+		// grows (measured: η = 50/λ_max broke monotonicity in 9 of 50
+		// cases). The step must stay too large: overStep.
+		Controls: []Property{gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{})},
+	})
+	rates := func(name string, minModel int, opt string, dL float64) Property {
+		return Property{Name: name, Gen: GenRateRun(minModel), Check: func(x any) theorems.Verdict {
+			c := x.(RateRunCase)
+			obj, theta, err := c.Build()
+			if err != nil {
+				return undecidedOr(err)
+			}
+			o, err := train.NewOptimizer(opt, train.OptimizerOptions{Tol: flowTol})
+			if err != nil {
+				return undecidedOr(err)
+			}
+			n := lengths()
+			tr, err := train.Run(obj, o, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
+			if err != nil {
+				return theorems.Undecided("the run failed: %v", err)
+			}
+			mg, _ := losses.MarginOf(obj.Loss)
+			return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree + dL, ModelDegree: tr.Degree, Margin: mg})
+		}}
+	}
+	register(Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10,
+		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow", 0)},
+		Controls: []Property{
+			rates("the same fit with the exponents of L+1", 0, "flow", 1),
+			rates("the same fit with the exponents of L−1 (L ≥ 2)", 1, "flow", -1),
+			rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased", 0),
+		},
+	})
+	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
+	register(Entry{Info: theorems.Info{ID: "LL-K1"}, Cases: 20,
+		Claims: []Property{schedProperty("loss-based schedule, every homogeneous activation, exp and logistic", anyNets, func() train.Optimizer {
+			lb, _ := train.NewLossBased(0)
+			return lb
+		}, false)},
+		Controls: []Property{schedProperty("the same schedule on plain float64 𝓛 and ∇𝓛", anyNets, func() train.Optimizer { return &plainLossBased{} }, true)},
+	})
+	register(Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
+		Claims:   []Property{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
+		Controls: []Property{logDomainProperty("the same states evaluated in plain float64", anyNets, true)},
+	})
+}
