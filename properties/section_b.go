@@ -396,12 +396,12 @@ func init() {
 				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
 		Controls: []Property{
-			sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
+			drops("printed-g", sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
 				floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta, Margin: printedLogistic{}})
-				}),
-			sepProperty("not separated (one label flipped)", Homogeneous, binaryLosses, false, floor,
+				})),
+			drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, binaryLosses, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 					// q_1 < 0 makes ℓ(q_1) > ℓ(0) = ℓ(b_f): 𝓛 ≥ ℓ(b_f).
 					d := *obj.Data
@@ -412,7 +412,7 @@ func init() {
 						return undecidedOr(err)
 					}
 					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
-				}),
+				})),
 		},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-5.1"},
@@ -421,25 +421,25 @@ func init() {
 				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
 		Controls: []Property{
-			sepProperty("declared L+1 at u ≥ 2(L+2)log(NK) + 20", Homogeneous, []string{"exp", "logistic", "ce"}, false, deepFloor,
+			drops("degree", sepProperty("declared L+1 at u ≥ 2(L+2)log(NK) + 20", Homogeneous, []string{"exp", "logistic", "ce"}, false, deepFloor,
 				func(obj *train.Objective, theta []float64, b Built) theorems.Verdict {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, Degree: b.Degree + 1})
-				}),
-			sepProperty("bias term, L derived", WithBias, []string{"exp", "logistic"}, false, floor,
+				})),
+			drops("bias", sepProperty("bias term, L derived", WithBias, []string{"exp", "logistic"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
-				}),
+				})),
 		},
 	})
 	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
 	register(Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40,
 		Claims:   []Property{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
-		Controls: []Property{bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone)},
+		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
 	register(Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
 		Claims:   []Property{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
-		Controls: []Property{bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone)},
+		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
 	})
 	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
 	register(Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
@@ -451,11 +451,11 @@ func init() {
 			flowProperty("flows with γ̃ = g(log 1/𝓛)/Π‖w_i‖^{k_i}", multiFlows, true, theorems.MarginMonotone),
 		},
 		Controls: []Property{
-			bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, theorems.MarginMonotone),
-			sepProperty("bias term, block degrees derived", WithBias, []string{"exp", "logistic"}, false, floor,
+			drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, theorems.MarginMonotone)),
+			drops("bias", sepProperty("bias term, block degrees derived", WithBias, []string{"exp", "logistic"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
-				}),
+				})),
 		},
 	})
 	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
@@ -465,7 +465,7 @@ func init() {
 		// by orders of magnitude, after which η·smoothness is tiny and γ̂
 		// grows (measured: η = 50/λ_max broke monotonicity in 9 of 50
 		// cases). The step must stay too large: overStep.
-		Controls: []Property{gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{})},
+		Controls: []Property{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
 	})
 	rates := func(name string, minModel int, opt string, dL float64) Property {
 		return Property{Name: name, Gen: GenRateRun(minModel), Check: func(x any) theorems.Verdict {
@@ -490,9 +490,9 @@ func init() {
 	register(Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10,
 		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow", 0)},
 		Controls: []Property{
-			rates("the same fit with the exponents of L+1", 0, "flow", 1),
-			rates("the same fit with the exponents of L−1 (L ≥ 2)", 1, "flow", -1),
-			rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased", 0),
+			drops("degree-plus", rates("the same fit with the exponents of L+1", 0, "flow", 1)),
+			drops("degree-minus", rates("the same fit with the exponents of L−1 (L ≥ 2)", 1, "flow", -1)),
+			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased", 0)),
 		},
 	})
 	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
@@ -501,10 +501,10 @@ func init() {
 			lb, _ := train.NewLossBased(0)
 			return lb
 		}, false)},
-		Controls: []Property{schedProperty("the same schedule on plain float64 𝓛 and ∇𝓛", anyNets, func() train.Optimizer { return &plainLossBased{} }, true)},
+		Controls: []Property{drops("log-domain", schedProperty("the same schedule on plain float64 𝓛 and ∇𝓛", anyNets, func() train.Optimizer { return &plainLossBased{} }, true))},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
 		Claims:   []Property{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
-		Controls: []Property{logDomainProperty("the same states evaluated in plain float64", anyNets, true)},
+		Controls: []Property{drops("log-domain", logDomainProperty("the same states evaluated in plain float64", anyNets, true))},
 	})
 }
