@@ -195,10 +195,17 @@ func KernelSVM(k mat.Symmetric, y []float64, s *SVMSettings) (*SVM, error) {
 	if lmin := floats.Min(vals); lmin < -1e-10*lmax {
 		return nil, fmt.Errorf("%w: K is not positive semi-definite (eigenvalue %.3g, largest %.3g)", ErrSVMInput, lmin, lmax)
 	}
+	// Eigenvalues within the solver's rounding (about n·ε·λ_max) of 0 are
+	// 0: a kernel of rank r < n must give features of rank r, or the square
+	// root of a rounding error (√1e-16 = 1e-8) would tell apart samples that
+	// the kernel does not.
+	floor := 16 * float64(n) * 0x1p-52 * lmax
 	z := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			z.Set(i, j, y[i]*vecs.At(i, j)*math.Sqrt(max(vals[j], 0)))
+			if vals[j] > floor {
+				z.Set(i, j, y[i]*vecs.At(i, j)*math.Sqrt(vals[j]))
+			}
 		}
 	}
 	p := &svmProblem{n: n, y: y, z: z, k: kk}

@@ -118,11 +118,12 @@ func TestHardMarginSVMNotSeparable(t *testing.T) {
 }
 
 // TestKernelSVMMatchesLinear: the kernel solver on K = XXᵀ gives the linear
-// solver's dual and margin, also when d < N (K singular).
+// solver's dual and margin, also when d < N (K singular). (d ≥ 2: in one
+// dimension every unit sample lies on the margin and α is not unique.)
 func TestKernelSVMMatchesLinear(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	for trial := 0; trial < 100; trial++ {
-		n, d := 2+r.IntN(25), 1+r.IntN(10)
+		n, d := 2+r.IntN(25), 2+r.IntN(9)
 		x, y, _ := separableData(r, n, d, 0.05)
 		lin, err := numerics.HardMarginSVM(x, y, nil)
 		require.NoError(t, err)
@@ -205,4 +206,21 @@ func BenchmarkHardMarginSVM(b *testing.B) {
 		sink += sol.Margin
 	}
 	_ = sink
+}
+
+// TestKernelSVMNotSeparable: a kernel of non-separable data (a point with
+// both labels, K = XXᵀ of rank < N) is reported as such: the eigenvalues at
+// rounding level are 0, so the features do not tell the two copies apart.
+func TestKernelSVMNotSeparable(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for trial := 0; trial < 50; trial++ {
+		n, d := 3+r.IntN(15), 1+r.IntN(6)
+		x, y, _ := separableData(r, n, d, 0.02)
+		x.SetRow(1, x.RawRowView(0))
+		y[1] = -y[0]
+		var k mat.SymDense
+		k.SymOuterK(1, x)
+		_, err := numerics.KernelSVM(&k, y, nil)
+		require.ErrorIs(t, err, numerics.ErrNotSeparable, "trial %d n=%d d=%d", trial, n, d)
+	}
 }
