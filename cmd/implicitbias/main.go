@@ -5,10 +5,13 @@
 //
 //	implicitbias [verify] [--only IDs] [--seed N] [--budget quick|standard|long] [--json]
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly [--opt gd] [--lr η] [--steps N] [--seed S] [--record K] [--trace FILE.csv]
+//	implicitbias maxmargin --data FILE [--kernel FILE]
+//	implicitbias kkt --data FILE [--model SPEC] [--loss exp|logistic] [--lr η] [--steps N] [--window K] [--json]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
-// for bad input (an unknown ID, a malformed data file, a bad flag value).
+// for bad input (an unknown ID, a malformed data file, a bad flag value), 3
+// when maxmargin's data are not separable.
 package main
 
 import (
@@ -42,6 +45,8 @@ func init() {
 	commands = []command{
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
 		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
+		{"maxmargin", "solve the hard-margin SVM without intercept (linear or kernel) and print it as JSON", maxmarginUsage, runMaxMargin},
+		{"kkt", "train by GD and print the KKT residuals of the max-margin problem along training", kktUsage, runKKT},
 	}
 }
 
