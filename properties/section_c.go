@@ -60,7 +60,10 @@ type cachedRun struct {
 	err  error
 }
 
-// trained builds c and trains it by GD along its plan (cached).
+// trained builds c and trains it by GD along its plan (cached). The cached
+// run is shared — verify runs entries concurrently — so each caller gets its
+// own Objective (an Objective's buffers serve one goroutine); the model,
+// data, parameters and records are only read.
 func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	steps, burst := c.plan()
 	key := fmt.Sprintf("%v/%d/%d", c, steps, burst)
@@ -77,7 +80,16 @@ func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 			r.tr, r.err = r.b.Train(steps, burst)
 		}
 	})
-	return r.b, r.tr, r.err
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	b := *r.b
+	obj, err := train.NewObjective(b.Model, b.Obj.Loss, b.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.Obj = obj
+	return &b, r.tr, nil
 }
 
 // trajectoryProperty checks a trajectory check on GD runs of the families.
