@@ -10,10 +10,13 @@
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights …] [--groups FILE] [--l2 μ]
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
+//	implicitbias maxmargin --data FILE [--kernel FILE]
+//	implicitbias kkt --data FILE [--model SPEC] [--loss exp|logistic] [--lr η] [--steps N] [--window K] [--json]
 //	implicitbias help [COMMAND]
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
-// for bad input (an unknown ID, a malformed data file, a bad flag value).
+// for bad input (an unknown ID, a malformed data file, a bad flag value), 3
+// when maxmargin's data are not separable.
 package main
 
 import (
@@ -51,6 +54,8 @@ func init() {
 		{"interpolate", "the interpolator (or L2-regularized solution) GRW training converges to", interpolateUsage, runInterpolate},
 		{"bench", "time the engine on a speed workload (W1…W4; peers in bench/)", benchUsage, runBench},
 		{"loss", "check a loss formula against the hypotheses (LL B3/B4, XY tail, ZD Thm 8)", lossUsage, runLoss},
+		{"maxmargin", "solve the hard-margin SVM without intercept (linear or kernel) and print it as JSON", maxmarginUsage, runMaxMargin},
+		{"kkt", "train by GD and print the KKT residuals of the max-margin problem along training", kktUsage, runKKT},
 	}
 }
 

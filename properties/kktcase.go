@@ -1,0 +1,220 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Architectures of section C's training cases.
+const (
+	KKTLinear     = iota // linear, L = 1
+	KKTDeepLinear        // two linear layers, L = 2
+	KKTReLU              // two-layer ReLU MLP, L = 2
+	KKTQuad              // two-layer x² MLP, L = 3 (C^∞)
+	numKKTFamilies
+)
+
+// KKTCase is a small binary problem for the trajectory checks of section C:
+// data labelled by a random teacher of the same architecture as the student
+// (so the student can separate them), and a student initialization.
+type KKTCase struct {
+	Family int // KKTLinear … KKTQuad
+	Width  int // hidden width, 6…12
+	In     int // input dimension, 3…5
+	N      int // samples, 4…8
+	Loss   int // 0: exponential, 1: logistic
+	Seed   uint64
+}
+
+func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
+
+func (c KKTCase) loss() string { return []string{"exp", "logistic"}[c.Loss%2] }
+
+// arch returns the teacher's ArchCase (ArchCase.Spec gives the spec).
+func (c KKTCase) arch() ArchCase {
+	a := ArchCase{Depth: 2, Width: max(c.Width, 1), In: max(c.In, 1), Seed: c.Seed}
+	switch c.family() {
+	case KKTLinear:
+		a.Family = FamLinear
+	case KKTDeepLinear:
+		a.Family = FamDeepLinear
+	case KKTReLU:
+		a.Family, a.Act = FamMLP, 0 // relu
+	case KKTQuad:
+		a.Family, a.Act = FamMLP, 5 // quad
+	}
+	return a
+}
+
+// Spec is the student's (and teacher's) model spec.
+func (c KKTCase) Spec() string { return c.arch().Spec() }
+
+// String describes the case.
+func (c KKTCase) String() string {
+	return fmt.Sprintf("%s in=%d N=%d loss=%s seed=%d", c.Spec(), max(c.In, 1), max(c.N, 2), c.loss(), c.Seed)
+}
+
+// KKTBuilt is a KKTCase made concrete.
+type KKTBuilt struct {
+	Obj     *train.Objective
+	Data    *dataset.Dataset
+	Model   models.Model
+	Teacher []float64 // the teacher's parameters: they separate the data
+	Init    []float64 // the student's initialization
+	LR      float64   // a GD step size that did not diverge in a pilot run
+}
+
+// Build draws the data (unit inputs, teacher margins ≥ 30% of the median)
+// and the student's initialization from the model's default.
+func (c KKTCase) Build() (*KKTBuilt, error) {
+	dc := DataCase{Teacher: c.arch(), N: max(c.N, 2), Classes: 2, Separable: true, MarginFrac: 0.3}
+	data, tm, tθ, err := dc.Build()
+	if err != nil {
+		return nil, err
+	}
+	m, err := models.Parse(tm.String(), data.D)
+	if err != nil {
+		return nil, err
+	}
+	l, err := losses.ByName(c.loss())
+	if err != nil {
+		return nil, err
+	}
+	obj, err := train.NewObjective(m, l, data)
+	if err != nil {
+		return nil, err
+	}
+	b := &KKTBuilt{Obj: obj, Data: data, Model: m, Teacher: tθ, Init: make([]float64, m.NumParams())}
+	m.Init(rand.New(rand.NewPCG(c.Seed, 21)), b.Init)
+	// Step size: 0.05, quartered until a 200-step pilot
+	// run stays finite and decreases the loss (GD is stable below 2/smoothness,
+	// which the pilot probes from the same initialization).
+	for lr := 0.05; lr > 1e-4; lr /= 4 {
+		θ := append([]float64(nil), b.Init...)
+		gd, _ := train.NewGD(lr)
+		tr, err := train.Run(obj, gd, θ, train.Config{Steps: 200, Every: 200})
+		if err == nil && tr.Final().LogLoss < tr.Records[0].LogLoss {
+			b.LR = lr
+			return b, nil
+		}
+		if err != nil && !errors.Is(err, train.ErrNonFinite) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("no stable step size for %v", c)
+}
+
+// Train runs GD from the initialization for steps steps, recording windows
+// of burst steps at checkpoints growing by 1.5×.
+func (b *KKTBuilt) Train(steps, burst int) (*train.Trajectory, error) {
+	θ := append([]float64(nil), b.Init...)
+	gd, err := train.NewGD(b.LR)
+	if err != nil {
+		return nil, err
+	}
+	return recordRun(b.Obj, gd, θ, steps, burst, 1.5)
+}
+
+// FixedDirection returns a trajectory that is not from training: θ = c·u
+// for a fixed direction u that separates the data (the teacher's parameters
+// plus as much noise as keeps them separating), at scales c growing
+// geometrically from the first one with 𝓛 < ℓ(b_f), over decades orders of
+// magnitude of c, points records. Along it 𝓛 → 0 and ρ → ∞ while the
+// direction never moves: the negative control of the KKT-convergence checks.
+func (b *KKTBuilt) FixedDirection(seed uint64, decades float64, points int) (*train.Trajectory, error) {
+	r := rand.New(rand.NewPCG(seed, 31))
+	P := len(b.Teacher)
+	noise := make([]float64, P)
+	for i := range noise {
+		noise[i] = r.NormFloat64()
+	}
+	floats.Scale(floats.Norm(b.Teacher, 2)/floats.Norm(noise, 2), noise)
+	u := make([]float64, P)
+	found := false
+	for s := 1.0; s > 1e-3; s /= 2 {
+		floats.AddScaledTo(u, b.Teacher, s, noise)
+		ev, err := b.Obj.Evaluate(u, false)
+		if err == nil && ev.QMin > 0 {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("no separating direction near the teacher")
+	}
+	return b.FrozenAt(u, decades, points)
+}
+
+// FrozenAt returns the trajectory θ = c·u/‖u‖ for a fixed u with q_min > 0,
+// at points scales c growing geometrically over decades orders of magnitude
+// from the first one with 𝓛 < ℓ(b_f) (step numbers 10 apart: windows of
+// one record).
+func (b *KKTBuilt) FrozenAt(u []float64, decades float64, points int) (*train.Trajectory, error) {
+	P := len(u)
+	u = append([]float64(nil), u...)
+	floats.Scale(1/floats.Norm(u, 2), u)
+	m, ok := losses.MarginOf(b.Obj.Loss)
+	if !ok {
+		return nil, fmt.Errorf("loss %s has no margin form", b.Obj.Loss.Name())
+	}
+	L := b.Model.Degree().Order
+	// First scale with 𝓛 < ℓ(b_f): double c until separated.
+	c := 1.0
+	θ := make([]float64, P)
+	for i := 0; ; i++ {
+		floats.ScaleTo(θ, c, u)
+		ev, err := b.Obj.Evaluate(θ, false)
+		if err != nil {
+			return nil, err
+		}
+		if ev.LogLoss < losses.LogThreshold(m) {
+			break
+		}
+		if i == 200 || !(ev.QMin > 0) {
+			return nil, fmt.Errorf("the direction does not separate the data (q_min = %.3g)", ev.QMin)
+		}
+		c *= 2
+	}
+	tr := &train.Trajectory{Model: b.Model.String(), Loss: b.Obj.Loss.Name(), Optimizer: "none (fixed direction)", Degree: L}
+	for k := 0; k < points; k++ {
+		s := c * math.Pow(10, decades*float64(k)/float64(points-1))
+		floats.ScaleTo(θ, s, u)
+		ev, err := b.Obj.Evaluate(θ, false)
+		if err != nil {
+			return nil, err
+		}
+		rec := train.Measure(b.Obj, θ, ev, 10*k, math.Log(s))
+		rec.Theta = append([]float64(nil), θ...)
+		tr.Records = append(tr.Records, rec)
+	}
+	tr.Theta = append([]float64(nil), θ...)
+	return tr, nil
+}
+
+// GenKKT generates section C's training cases over the given families.
+func GenKKT(families ...int) gopter.Gen {
+	fams := make([]any, len(families))
+	for i, f := range families {
+		fams[i] = f
+	}
+	return gen.Struct(reflect.TypeOf(KKTCase{}), map[string]gopter.Gen{
+		"Family": gen.OneConstOf(fams...),
+		"Width":  gen.IntRange(6, 12),
+		"In":     gen.IntRange(3, 5),
+		"N":      gen.IntRange(4, 8),
+		"Loss":   gen.IntRange(0, 1),
+		"Seed":   gen.UInt64(),
+	})
+}

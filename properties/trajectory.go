@@ -1,0 +1,41 @@
+package properties
+
+import (
+	"os"
+
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// longBudget reports whether IMPLICITBIAS_BUDGET=long is set: trajectory
+// properties then train 10× longer (the asymptotic versions of the checks)
+// and add the slow x² networks; `go test ./...` runs the quick budget.
+func longBudget() bool { return os.Getenv("IMPLICITBIAS_BUDGET") == "long" }
+
+// budgetSteps returns quick, or 10·quick under IMPLICITBIAS_BUDGET=long.
+func budgetSteps(quick int) int {
+	if longBudget() {
+		return 10 * quick
+	}
+	return quick
+}
+
+// recordRun trains θ (in place) with opt for about steps steps and records
+// windows of burst consecutive steps with θ kept at steps 1, growth,
+// growth², … (train.RunWindows), which is what the trajectory checks of
+// section C read (theorems.Windows).
+func recordRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps, burst int, growth float64) (*train.Trajectory, error) {
+	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Growth: growth})
+}
+
+// DenseRun trains θ (in place) for steps steps and records a window of
+// burst consecutive steps every every steps (θ kept): the dense recording
+// of LL-C10.
+func DenseRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps, every, burst int) (*train.Trajectory, error) {
+	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Every: every})
+}
+
+// LogRun trains θ (in place) for steps steps and records θ at steps
+// growing by 1.2× (windows of one record).
+func LogRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps int) (*train.Trajectory, error) {
+	return recordRun(obj, opt, theta, steps, 1, 1.2)
+}

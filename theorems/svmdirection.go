@@ -1,0 +1,80 @@
+package theorems
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// LinResidualGrowth bounds the growth of r(t) = θ(t) − ŵ·log T in LL-lin:
+// for a loss with an exponential tail, r stays bounded (Soudry et al. 2018,
+// Thm 3; at worst it grows like log log T when some support vector has a
+// zero multiplier), so from T^{1/2} to T it may not double (log log T grows
+// by log 2 in that span, far less than a factor 2 of r for any r ≳ 1);
+// a direction that does not converge to ŵ makes r grow like ‖θ‖, a power
+// of T for the polynomial tail.
+const LinResidualGrowth = 2
+
+// SVMDirection checks LL-lin on a trajectory of the linear model
+// Φ(θ; x) = ⟨θ, x⟩ (L = 1): θ̂(t) tends to the direction of the hard-margin
+// SVM without intercept ŵ (the unique KKT point of (P)) with angle
+// O(1/log t). It checks the sharper statement behind that rate, that
+// r(t) = θ(t) − ŵ·log T stays bounded (then ∠(θ, ŵ) ≤ ‖r‖/(‖ŵ‖ log T − ‖r‖)):
+// the statistic is ‖r‖ at the last record over its largest value at the
+// records with 0 < log T ≤ log T_end/2, compared with LinResidualGrowth.
+// ŵ is the project's own SVM solver's (numerics.HardMarginSVM).
+func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
+	if tr.Degree != 1 {
+		return Assumption("LL-lin is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
+	}
+	if err := data.ValidateBinary(); err != nil {
+		return invalid(err)
+	}
+	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
+	if errors.Is(err, numerics.ErrNotSeparable) {
+		return Assumption("the data are not linearly separable: %v", err)
+	}
+	if err != nil {
+		return Undecided("SVM: %v", err)
+	}
+	var last *train.Record
+	for i := range tr.Records {
+		r := &tr.Records[i]
+		if r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
+			if len(r.Theta) != data.D {
+				return invalid(fmt.Errorf("θ has %d entries, the data %d features", len(r.Theta), data.D))
+			}
+			last = r
+		}
+	}
+	if last == nil {
+		return Undecided("no record with θ and T > 1")
+	}
+	resid := func(r *train.Record) float64 {
+		d := append([]float64(nil), r.Theta...)
+		floats.AddScaled(d, -r.LogT, sol.W)
+		return floats.Norm(d, 2)
+	}
+	mid, midAngle, midLogT := 0.0, math.NaN(), math.NaN()
+	for i := range tr.Records {
+		r := &tr.Records[i]
+		if r.Theta != nil && r.LogT > 0 && r.LogT <= last.LogT/2 {
+			mid = math.Max(mid, resid(r))
+			midAngle, midLogT = angleBetween(r.Theta, sol.W), r.LogT
+		}
+	}
+	if math.IsNaN(midLogT) {
+		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2)
+	}
+	end := resid(last)
+	a := angleBetween(last.Theta, sol.W)
+	return Compare(end/mid, LinResidualGrowth, fmt.Sprintf("‖θ − ŵ log T‖: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g; SVM margin %.6g",
+		mid, midLogT, end, last.LogT, midAngle, a, a*last.LogT, sol.Margin))
+}

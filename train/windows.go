@@ -1,0 +1,82 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/implicitbias/implicitbias/numerics"
+)
+
+// WindowPlan says where RunWindows records: windows of Burst consecutive
+// steps with θ kept (Record.Theta), the first at step 0 and the next ones
+// at steps growing geometrically by Growth (> 1), or every Every steps when
+// Growth is 0. Between windows nothing is recorded. Windows of consecutive
+// steps are what the KKT checks of section C average over (a gradient-descent
+// iterate on a ReLU network sits on one side of a kink; a window sees both).
+type WindowPlan struct {
+	Steps  int
+	Burst  int // ≥ 1; 1 records single steps
+	Growth float64
+	Every  int
+}
+
+// RunWindows trains θ (in place) with opt for plan.Steps steps (or up to
+// Burst − 1 more, to finish the last window) and records windows as the
+// plan says. Records' Step and LogT count from the start of the run; two
+// windows are at least two steps apart, so consecutive step numbers always
+// mean the same window.
+func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan) (*Trajectory, error) {
+	if plan.Burst < 1 {
+		return nil, fmt.Errorf("train: window burst must be ≥ 1, got %d", plan.Burst)
+	}
+	if plan.Steps < 0 {
+		return nil, fmt.Errorf("train: steps must be ≥ 0, got %d", plan.Steps)
+	}
+	if !(plan.Growth > 1) && plan.Every < 1 {
+		return nil, fmt.Errorf("train: window plan needs Growth > 1 or Every ≥ 1")
+	}
+	out := &Trajectory{}
+	done, logT := 0, math.Inf(-1)
+	next := 1.0
+	for {
+		tr, err := Run(obj, opt, theta, Config{Steps: plan.Burst - 1, KeepTheta: true})
+		if tr != nil && out.Model == "" {
+			out.Model, out.Loss, out.Optimizer, out.Degree = tr.Model, tr.Loss, tr.Optimizer, tr.Degree
+		}
+		if err != nil {
+			return out, fmt.Errorf("step %d: %w", done, err)
+		}
+		for _, r := range tr.Records {
+			r.Step += done
+			r.LogT = numerics.LogAddExp(logT, r.LogT)
+			out.Records = append(out.Records, r)
+		}
+		logT = out.Records[len(out.Records)-1].LogT
+		done += plan.Burst - 1
+		if done >= plan.Steps {
+			break
+		}
+		var gap int
+		if plan.Growth > 1 {
+			for next <= float64(done) {
+				next *= plan.Growth
+			}
+			gap = int(next) - done
+		} else {
+			gap = plan.Every - (plan.Burst - 1)
+		}
+		gap = min(max(gap, 2), plan.Steps-done)
+		if gap <= 0 {
+			break
+		}
+		tr, err = Run(obj, opt, theta, Config{Steps: gap, Every: gap})
+		if err != nil {
+			return out, fmt.Errorf("step %d: %w", done, err)
+		}
+		logT = numerics.LogAddExp(logT, tr.Final().LogT)
+		done += gap
+	}
+	out.Steps = done
+	out.Theta = append([]float64(nil), theta...)
+	return out, nil
+}
