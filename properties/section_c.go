@@ -107,7 +107,7 @@ func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) th
 // trajectory of each case (KKTBuilt.FixedDirection): 𝓛 → 0 and ρ → ∞ along
 // a random separating direction that never moves.
 func fixedDirectionProperty(check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: "fixed random separating direction, scaled (not from training)", Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
+	return Property{Name: "fixed random separating direction, scaled (not from training)", Drops: "training", Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
 		c := x.(KKTCase)
 		b, err := c.Build()
 		if err != nil {
@@ -320,7 +320,7 @@ func init() {
 		Claims: []Property{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.LemmaC8(b.Obj, θ, 0)
 		})},
-		Controls: []Property{pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Controls: []Property{drops("backward", pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			if b.Data.N < 2 {
 				return theorems.Assumption("one sample: the mean is the sum")
 			}
@@ -329,21 +329,21 @@ func init() {
 				return theorems.Assumption("%v", err)
 			}
 			return theorems.LemmaC8(obj, θ, 0)
-		})},
+		}))},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
 		Claims: []Property{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.MFCQ(b.Obj, θ, 0)
 		})},
 		Controls: []Property{
-			{Name: "bias term in every layer, bias-free L declared", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
+			{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
 				obj, θ, L, err := biasPoint(x.(KKTCase))
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				return theorems.MFCQ(obj, θ, L)
 			}},
-			{Name: "bias term in every layer, L derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
+			{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
 				obj, θ, _, err := biasPoint(x.(KKTCase))
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -386,7 +386,7 @@ func init() {
 		Claims: []Property{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
-		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19), same data and run", Gen: GenKKT(KKTLinear), Check: func(x any) theorems.Verdict {
+		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(x any) theorems.Verdict {
 			c := x.(KKTCase)
 			b, err := c.Build()
 			if err != nil {
@@ -414,7 +414,7 @@ func init() {
 		Claims: []Property{trajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.NTKAlignment(b.Obj, tr, 0)
 		}, smoothFamilies()...)},
-		Controls: []Property{{Name: "early-training θ (the first separated θ of the run, scaled up)", Gen: GenKKT(smoothFamilies()...), Check: func(x any) theorems.Verdict {
+		Controls: []Property{{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(x any) theorems.Verdict {
 			b, tr, err := trained(x.(KKTCase))
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
@@ -433,8 +433,8 @@ func init() {
 	register(Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,
 		Claims: []Property{hatProperty("points of the invariant curve ψ = 0, twist C(r) = 4r⁴/(4r⁴ + (1−r²)³)", models.HatInvariant)},
 		Controls: []Property{
-			hatProperty("twist as printed in LL App. I, C(r) = 4r⁴/(4r⁴ + (1−r²)⁴)", models.HatLL),
-			hatProperty("no twist, C ≡ 0", models.HatFlat),
+			drops("printed-twist", hatProperty("twist as printed in LL App. I, C(r) = 4r⁴/(4r⁴ + (1−r²)⁴)", models.HatLL)),
+			drops("twist", hatProperty("no twist, C ≡ 0", models.HatFlat)),
 		},
 	})
 }
