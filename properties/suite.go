@@ -229,6 +229,9 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	if s.Cases > 0 && (dst.Cases == 0 || theorems.Worse(s.Worst, dst.Worst)) {
 		dst.Worst, dst.WorstCase = s.Worst, s.WorstCase
 	}
+	if s.Holds+s.Violated > 0 && (dst.Holds+dst.Violated == 0 || theorems.Worse(s.Decided, dst.Decided)) {
+		dst.Decided, dst.DecidedCase = s.Decided, s.DecidedCase
+	}
 	dst.Cases += s.Cases
 	dst.Values = append(dst.Values, s.Values...)
 	dst.Holds += s.Holds

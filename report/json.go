@@ -76,10 +76,11 @@ func NewDocument(seed int64, budget string, rs []theorems.Result) Document {
 	d := Document{SchemaVersion: SchemaVersion, Seed: seed, Budget: budget, Totals: Count(rs), Entries: []Entry{}}
 	for _, r := range rs {
 		s := r.Claims
+		shown, shownCase := s.Shown()
 		d.Entries = append(d.Entries, Entry{
 			ID: r.ID, Section: r.Section, Source: r.Source, Claim: r.Info.Claim, Status: r.Status().String(),
 			Cases: s.Cases, Holds: s.Holds, Violated: s.Violated, Inconclusive: s.Inconclusive, AssumptionFailed: s.AssumptionFailed,
-			Statistic: finite(s.Worst.Statistic), Bound: finite(s.Worst.Bound), Detail: s.Worst.Detail, WorstCase: s.WorstCase,
+			Statistic: finite(shown.Statistic), Bound: finite(shown.Bound), Detail: shown.Detail, WorstCase: shownCase,
 			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed, Interrupted: r.Interrupted,
 		})
 	}

@@ -45,7 +45,8 @@ func StatisticsFigure(r theorems.Result) (theorems.Figure, bool) {
 		YLabel: "log10 statistic",
 		Series: []theorems.Series{{Name: "cases", X: x, Y: y, Points: true}},
 	}
-	if b := r.Claims.Worst.Bound; b > 0 && !math.IsInf(b, 0) {
+	if shown, _ := r.Claims.Shown(); shown.Bound > 0 && !math.IsInf(shown.Bound, 0) {
+		b := shown.Bound
 		f.Lines = append(f.Lines, theorems.Line{Name: fmt.Sprintf("bound %.2g", b), Y: math.Log10(b)})
 	}
 	return f, true

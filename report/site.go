@@ -35,7 +35,8 @@ func WriteSite(dir string, seed int64, budget string, rs []theorems.Result) (Doc
 	doc := NewDocument(seed, budget, rs)
 	entries := make([]siteEntry, len(rs))
 	for i, r := range rs {
-		e := siteEntry{Result: r, Status: r.Status().String(), Cases: Cases(r.Claims), Stat: Stat(r.Claims.Worst), Controls: Controls(r), Anchor: anchor(r.ID)}
+		shown, _ := r.Claims.Shown()
+		e := siteEntry{Result: r, Status: r.Status().String(), Cases: Cases(r.Claims), Stat: Stat(shown), Controls: Controls(r), Anchor: anchor(r.ID)}
 		figs := r.Figures
 		if f, ok := StatisticsFigure(r); ok {
 			figs = append([]theorems.Figure{f}, figs...)

@@ -97,7 +97,8 @@ func WriteTable(w io.Writer, rs []theorems.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tCLAIM\tCASES\tSTATUS\tWORST (stat vs bound)\tCONTROLS")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, r.Info.Claim, Cases(r.Claims), r.Status(), Stat(r.Claims.Worst), Controls(r))
+		shown, _ := r.Claims.Shown()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, r.Info.Claim, Cases(r.Claims), r.Status(), Stat(shown), Controls(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -11,6 +11,11 @@ type Summary struct {
 	// WorstCase describes the case that gave Worst (a spec and seed that
 	// reproduce it).
 	WorstCase string
+	// Decided is the worst verdict among the cases that decided (held or
+	// were violated), with its case: the statistic a holding entry is
+	// summarized by (Worst may be an undecided case).
+	Decided     Verdict
+	DecidedCase string
 	// Values holds every case's statistic in case order (NaN when the case
 	// did not compute one), for plots of the evidence.
 	Values []float64
@@ -20,6 +25,11 @@ type Summary struct {
 func (s *Summary) Add(v Verdict, c string) {
 	if s.Cases == 0 || Worse(v, s.Worst) {
 		s.Worst, s.WorstCase = v, c
+	}
+	if v.Status == Holds || v.Status == Violated {
+		if s.Holds+s.Violated == 0 || Worse(v, s.Decided) {
+			s.Decided, s.DecidedCase = v, c
+		}
 	}
 	s.Cases++
 	s.Values = append(s.Values, v.Statistic)
@@ -33,6 +43,16 @@ func (s *Summary) Add(v Verdict, c string) {
 	case AssumptionFailed:
 		s.AssumptionFailed++
 	}
+}
+
+// Shown returns the verdict that summarizes the entry: the worst decided
+// case when the entry holds (undecided cases are counted apart), the worst
+// case otherwise.
+func (s *Summary) Shown() (Verdict, string) {
+	if s.Status() == Holds {
+		return s.Decided, s.DecidedCase
+	}
+	return s.Worst, s.WorstCase
 }
 
 // Status is the entry's overall status:
