@@ -95,6 +95,11 @@ func Entries() []Entry {
 		order[c.ID] = i
 	}
 	es := append([]Entry(nil), registry...)
+	for i := range es {
+		if f, ok := figureFuncs[es[i].ID]; ok && es[i].Figures == nil {
+			es[i].Figures = f
+		}
+	}
 	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
 	return es
 }

@@ -52,11 +52,14 @@ func StatisticsFigure(r theorems.Result) (theorems.Figure, bool) {
 	return f, true
 }
 
-// seriesColor cycles through gonum's soft palette starting with blue, so
-// that red stays for bounds.
+// seriesColor cycles through gonum's soft palette starting with blue (red
+// stays for bounds), then its dark palette, so that up to 12 series differ.
 func seriesColor(i int) color.Color {
 	order := []int{2, 3, 1, 4, 5, 6}
-	return plotutil.Color(order[i%len(order)])
+	if i%12 < len(order) {
+		return plotutil.SoftColors[order[i%12]]
+	}
+	return plotutil.DarkColors[(i%12-len(order))%len(plotutil.DarkColors)]
 }
 
 // SaveFigure draws f into dir as stem.png and stem.svg and returns the two

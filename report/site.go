@@ -13,6 +13,7 @@ import (
 // PlotFile is a figure drawn for an entry.
 type PlotFile struct {
 	Title    string
+	Caption  string
 	PNG, SVG string // paths relative to the report directory
 }
 
@@ -46,7 +47,7 @@ func WriteSite(dir string, seed int64, budget string, rs []theorems.Result) (Doc
 			if err != nil {
 				return doc, fmt.Errorf("%s: %v", r.ID, err)
 			}
-			pf := PlotFile{Title: f.Title, PNG: "figures/" + files[0], SVG: "figures/" + files[1]}
+			pf := PlotFile{Title: f.Title, Caption: f.Caption, PNG: "figures/" + files[0], SVG: "figures/" + files[1]}
 			e.Plots = append(e.Plots, pf)
 			doc.Entries[i].Figures = append(doc.Entries[i].Figures, pf.PNG, pf.SVG)
 		}
@@ -145,7 +146,7 @@ code { background: #f6f6f6; }
 <p>{{.Claims.Worst.Detail}}</p>
 <p>Worst case: <code>{{.Claims.WorstCase}}</code></p>
 {{if .ControlMissed}}<p>Negative control not caught: {{.ControlMissed}}</p>{{end}}
-{{range .Plots}}<figure><img src="{{.PNG}}" alt="{{.Title}}" onerror="this.setAttribute('data-broken', 'true')"><figcaption>{{.Title}} (<a href="{{.SVG}}">SVG</a>)</figcaption></figure>
+{{range .Plots}}<figure><img src="{{.PNG}}" alt="{{.Title}}" onerror="this.setAttribute('data-broken', 'true')"><figcaption>{{.Title}}. {{.Caption}} (<a href="{{.SVG}}">SVG</a>)</figcaption></figure>
 {{end}}{{end}}
 </body>
 </html>

@@ -7,7 +7,10 @@ type Figure struct {
 	// '-' and '_').
 	Name                  string
 	Title, XLabel, YLabel string
-	Series                []Series
+	// Caption says what the figure shows (the case it was drawn from), below
+	// the figure in the report.
+	Caption string
+	Series  []Series
 	// Lines are horizontal reference lines, such as a bound.
 	Lines []Line
 }
