@@ -342,6 +342,8 @@ type RateRunCase struct {
 	Seed        uint64
 	// Spec, when set, overrides the model (README's table).
 	Spec string
+	// Losses, when set, is the list Loss indexes (default exp, logistic).
+	Losses []string
 }
 
 func (c RateRunCase) spec() string {
@@ -350,7 +352,13 @@ func (c RateRunCase) spec() string {
 	}
 	return rateModels[c.Model%len(rateModels)]
 }
-func (c RateRunCase) loss() string { return []string{"exp", "logistic"}[c.Loss%2] }
+func (c RateRunCase) loss() string {
+	ls := c.Losses
+	if len(ls) == 0 {
+		ls = []string{"exp", "logistic"}
+	}
+	return ls[c.Loss%len(ls)]
+}
 
 // String describes the case.
 func (c RateRunCase) String() string {
@@ -412,12 +420,19 @@ func (c RateRunCase) Build() (*train.Objective, []float64, error) {
 	return obj, theta, nil
 }
 
-// GenRateRun generates rate runs over the models from index minModel on.
+// GenRateRun generates rate runs over the models from index minModel on,
+// with the exponential and logistic losses.
 func GenRateRun(minModel int) gopter.Gen {
+	return GenRateRunLosses(minModel, []string{"exp", "logistic"})
+}
+
+// GenRateRunLosses generates rate runs with the given losses.
+func GenRateRunLosses(minModel int, lossNames []string) gopter.Gen {
 	return gen.Struct(reflect.TypeOf(RateRunCase{}), map[string]gopter.Gen{
-		"Model": gen.IntRange(minModel, len(rateModels)-1),
-		"Loss":  gen.IntRange(0, 1),
-		"N":     gen.IntRange(8, 20),
-		"Seed":  gen.UInt64(),
+		"Model":  gen.IntRange(minModel, len(rateModels)-1),
+		"Loss":   gen.IntRange(0, len(lossNames)-1),
+		"N":      gen.IntRange(8, 20),
+		"Seed":   gen.UInt64(),
+		"Losses": gen.Const(lossNames),
 	})
 }

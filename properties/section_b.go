@@ -39,6 +39,29 @@ func lengths() runLengths {
 // this and is inconclusive otherwise).
 const flowTol = 1e-10
 
+// rateProperty checks LL-4.3 on runs of g with the optimizer opt, fitting
+// the exponents of L + dL (dL ≠ 0: the negative controls).
+func rateProperty(name string, g gopter.Gen, opt string, dL float64) Property {
+	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+		c := x.(RateRunCase)
+		obj, theta, err := c.Build()
+		if err != nil {
+			return undecidedOr(err)
+		}
+		o, err := train.NewOptimizer(opt, train.OptimizerOptions{Tol: flowTol})
+		if err != nil {
+			return undecidedOr(err)
+		}
+		n := lengths()
+		tr, err := train.Run(obj, o, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
+		if err != nil {
+			return theorems.Undecided("the run failed: %v", err)
+		}
+		mg, _ := losses.MarginOf(obj.Loss)
+		return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree + dL, ModelDegree: tr.Degree, Margin: mg})
+	}}
+}
+
 // undecidedOr turns a case-building error into a verdict: a degenerate case
 // (a dead network, a teacher that cannot label) is inconclusive, anything
 // else is a broken case.
@@ -468,24 +491,7 @@ func init() {
 		Controls: []Property{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
 	})
 	rates := func(name string, minModel int, opt string, dL float64) Property {
-		return Property{Name: name, Gen: GenRateRun(minModel), Check: func(x any) theorems.Verdict {
-			c := x.(RateRunCase)
-			obj, theta, err := c.Build()
-			if err != nil {
-				return undecidedOr(err)
-			}
-			o, err := train.NewOptimizer(opt, train.OptimizerOptions{Tol: flowTol})
-			if err != nil {
-				return undecidedOr(err)
-			}
-			n := lengths()
-			tr, err := train.Run(obj, o, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
-			if err != nil {
-				return theorems.Undecided("the run failed: %v", err)
-			}
-			mg, _ := losses.MarginOf(obj.Loss)
-			return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree + dL, ModelDegree: tr.Degree, Margin: mg})
-		}}
+		return rateProperty(name, GenRateRun(minModel), opt, dL)
 	}
 	register(Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10,
 		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow", 0)},

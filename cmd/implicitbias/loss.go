@@ -1,19 +1,25 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
+	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/symbolic"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
-const lossUsage = `implicitbias loss 'FORMULA' [--json] [--certify C] [--evidence Q]
+const lossUsage = `implicitbias loss 'FORMULA' [--json] [--certify C] [--evidence Q] [--run [--seed N]]
 
 Checks a loss ℓ(q) of the margin q against the hypotheses of the theorems:
 LL App. A.1 (B3.1) f = −log ℓ is C¹, (B3.2) f′ > 0, (B3.3) f′(q)q
@@ -35,6 +41,11 @@ parentheses, exp log log1p expm1 sqrt abs, and 'if q < b then A else B'
   --json         print the report as JSON
   --certify C    certify on [−C, C] (default 100)
   --evidence Q   sample up to |q| = Q (default 1e6)
+  --run          then train with the loss: run the catalog entries that apply
+                 to it and can be rebuilt with a user's loss (LL-A5, LL-5.1,
+                 LL-4.1, LL-4.3) on generated cases, with their negative
+                 controls, and print their table (exit 1 if one is violated)
+  --seed N       seed of those cases (default 1)
 
 Exit status: 0 if (B3.1)–(B3.4) hold on all of ℝ and (B4)'s threshold exists,
 1 if one of them fails or cannot be decided, 2 for a bad formula (one line,
@@ -44,6 +55,8 @@ with the position of the problem).
 func runLoss(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loss", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
+	runEntries := fs.Bool("run", false, "")
+	seed := fs.Int64("seed", 1, "")
 	certify := fs.Float64("certify", symbolic.DefaultSettings.CertifyTo, "")
 	evidence := fs.Float64("evidence", symbolic.DefaultSettings.EvidenceTo, "")
 	// Flags may come before and after the formula.
@@ -100,7 +113,44 @@ func runLoss(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	writeLossReport(stdout, r)
+	if *runEntries {
+		return max(code, runLossEntries(formula, r, *seed, stdout, stderr))
+	}
 	return code
+}
+
+// runLossEntries trains with the loss: it runs the catalog entries that
+// apply to it (and that can be rebuilt with a user's loss) on generated
+// cases, with their negative controls, and prints their table.
+func runLossEntries(formula string, r *theorems.LossReport, seed int64, stdout, stderr io.Writer) int {
+	var ids []string
+	for _, a := range r.Applies {
+		if a.Applies {
+			ids = append(ids, a.ID)
+		}
+	}
+	entries, err := properties.ForLoss("expr:"+formula, ids)
+	if err != nil {
+		return fail(stderr, "loss", err)
+	}
+	fmt.Fprintf(stdout, "\nTraining with the loss (seed %d): the entries that apply and can run with a user's loss (%s).\n", seed, strings.Join(properties.LossEntryIDs(), ", "))
+	if len(entries) == 0 {
+		fmt.Fprintln(stdout, "None of them applies to this loss.")
+		return exitOK
+	}
+	fmt.Fprintln(stdout)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results := runEntries(ctx, entries, properties.RunOptions{Seed: seed, Budget: properties.Quick}, newProgress(stderr, len(entries)))
+	if err := report.WriteEntries(stdout, results); err != nil {
+		return fail(stderr, "loss", err)
+	}
+	for _, res := range results {
+		if res.Status() == theorems.Violated {
+			return exitViolated
+		}
+	}
+	return exitOK
 }
 
 // writeLossReport prints the derived functions, the table of hypotheses,

@@ -169,3 +169,25 @@ func TestLossHelp(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "loss")
 }
+
+// TestLossRun: --run trains with an admissible loss written as a formula
+// and runs the entries that apply (with their controls); for a loss they do
+// not apply to, it says so.
+func TestLossRun(t *testing.T) {
+	code, out, errOut := runCLI("loss", "log(1+exp(-q))+exp(-q)", "--run")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, id := range []string{"LL-A5", "LL-5.1", "LL-4.1", "LL-4.3"} {
+		if !strings.Contains(out, id+" ") {
+			t.Errorf("entry %s not run:\n%s", id, out)
+		}
+	}
+	if !strings.Contains(out, "4 entries checked: 4 holds, 0 violated") {
+		t.Errorf("want 4 entries holding:\n%s", out)
+	}
+	code, out, _ = runCLI("loss", "exp(-q^3)", "--run")
+	if code != exitViolated || !strings.Contains(out, "None of them applies") {
+		t.Errorf("exit %d, want %d and no entry run:\n%s", code, exitViolated, out)
+	}
+}

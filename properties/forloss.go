@@ -1,0 +1,109 @@
+package properties
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Entries run with a user's loss (`implicitbias loss FORMULA --run`, issue
+// of section G): the margin-dynamics claims of LL App. A, which need only
+// the hypotheses (B3), (B4) on the loss, rebuilt with the loss in place of
+// the built-in exponential and logistic ones, each with its negative
+// controls.
+
+// lossEntryBuilders build the entries that take a loss name.
+var lossEntryBuilders = map[string]func(loss string) Entry{
+	"LL-A5": func(loss string) Entry {
+		floor := separationFloor
+		return Entry{
+			Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+				})},
+			Controls: []Property{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					d := *obj.Data
+					d.Y = append([]float64(nil), d.Y...)
+					d.Y[0] = -d.Y[0]
+					flipped, err := train.NewObjective(obj.Model, obj.Loss, &d)
+					if err != nil {
+						return undecidedOr(err)
+					}
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
+				}))},
+		}
+	},
+	"LL-5.1": func(loss string) Entry {
+		return Entry{
+			Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				})},
+			Controls: []Property{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				}))},
+		}
+	},
+	"LL-4.1": func(loss string) Entry {
+		flows := GenFlow(smoothActs, []int{2}, []string{loss})
+		return Entry{Cases: 20,
+			Claims:   []Property{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
+			Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
+		}
+	},
+	"LL-4.3": func(loss string) Entry {
+		return Entry{Cases: 5,
+			Claims: []Property{rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow", 0)},
+			Controls: []Property{
+				drops("degree-plus", rateProperty("the same fit with the exponents of L+1", GenRateRunLosses(0, []string{loss}), "flow", 1)),
+			},
+		}
+	},
+}
+
+// LossEntryIDs lists the entries ForLoss can build, in catalog order.
+func LossEntryIDs() []string {
+	order := map[string]int{}
+	for i, c := range theorems.Catalog() {
+		order[c.ID] = i
+	}
+	var ids []string
+	for id := range lossEntryBuilders {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return order[ids[i]] < order[ids[j]] })
+	return ids
+}
+
+// ForLoss returns the entries among ids that can run with the binary margin
+// loss named loss (a built-in name or "expr:FORMULA"), built with it; ids
+// ForLoss cannot build are skipped.
+func ForLoss(loss string, ids []string) ([]Entry, error) {
+	l, err := losses.ByName(loss)
+	if err != nil {
+		return nil, err
+	}
+	if l.Kind() != losses.Binary {
+		return nil, fmt.Errorf("loss %s is not a binary margin loss", loss)
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var es []Entry
+	for _, id := range LossEntryIDs() {
+		if !want[id] {
+			continue
+		}
+		e := lossEntryBuilders[id](loss)
+		info, _ := theorems.Lookup(id)
+		e.Info = info
+		es = append(es, e)
+	}
+	return es, nil
+}
