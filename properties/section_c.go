@@ -60,13 +60,11 @@ type cachedRun struct {
 	err  error
 }
 
-// trained builds c and trains it by GD along its plan (cached). The cached
-// run is shared — verify runs entries concurrently — so each caller gets its
-// own Objective (an Objective's buffers serve one goroutine); the model,
-// data, parameters and records are only read.
-func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps, burst := c.plan()
-	key := fmt.Sprintf("%v/%d/%d", c, steps, burst)
+// cached returns the run cached under key, made by run on first use. The
+// cached run is shared — verify runs entries concurrently — so each caller
+// gets its own Objective (an Objective's buffers serve one goroutine); the
+// model, data, parameters and records are only read.
+func cached(key string, run func() (*KKTBuilt, *train.Trajectory, error)) (*KKTBuilt, *train.Trajectory, error) {
 	runCache.Lock()
 	r, ok := runCache.m[key]
 	if !ok {
@@ -74,12 +72,7 @@ func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		runCache.m[key] = r
 	}
 	runCache.Unlock()
-	r.once.Do(func() {
-		r.b, r.err = c.Build()
-		if r.err == nil {
-			r.tr, r.err = r.b.Train(steps, burst)
-		}
-	})
+	r.once.Do(func() { r.b, r.tr, r.err = run() })
 	if r.err != nil {
 		return nil, nil, r.err
 	}
@@ -92,6 +85,19 @@ func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	return &b, r.tr, nil
 }
 
+// trained builds c and trains it by GD along its plan (cached).
+func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	steps, burst := c.plan()
+	return cached(fmt.Sprintf("%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
+		b, err := c.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		tr, err := b.Train(steps, burst)
+		return b, tr, err
+	})
+}
+
 // flowed builds c and integrates its gradient flow (cached like trained):
 // flowSteps accepted Dormand–Prince steps (train's "flow", tolerance
 // flowTol), records at steps growing by 1.2×. The flow reaches losses far
@@ -101,37 +107,19 @@ func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 // chatters there (docs/margins.md).
 func flowed(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	const flowSteps = 3000
-	key := fmt.Sprintf("flow/%v/%d", c, flowSteps)
-	runCache.Lock()
-	r, ok := runCache.m[key]
-	if !ok {
-		r = &cachedRun{}
-		runCache.m[key] = r
-	}
-	runCache.Unlock()
-	r.once.Do(func() {
-		r.b, r.err = c.Build()
-		if r.err != nil {
-			return
+	return cached(fmt.Sprintf("flow/%v/%d", c, flowSteps), func() (*KKTBuilt, *train.Trajectory, error) {
+		b, err := c.Build()
+		if err != nil {
+			return nil, nil, err
 		}
 		opt, err := train.NewOptimizer("flow", train.OptimizerOptions{Tol: flowTol})
 		if err != nil {
-			r.err = err
-			return
+			return nil, nil, err
 		}
-		θ := append([]float64(nil), r.b.Init...)
-		r.tr, r.err = recordRun(r.b.Obj, opt, θ, budgetSteps(flowSteps), 1, 1.2)
+		θ := append([]float64(nil), b.Init...)
+		tr, err := recordRun(b.Obj, opt, θ, budgetSteps(flowSteps), 1, 1.2)
+		return b, tr, err
 	})
-	if r.err != nil {
-		return nil, nil, r.err
-	}
-	b := *r.b
-	obj, err := train.NewObjective(b.Model, b.Obj.Loss, b.Data)
-	if err != nil {
-		return nil, nil, err
-	}
-	b.Obj = obj
-	return &b, r.tr, nil
 }
 
 // flowProperty2 checks a trajectory check on gradient flows of the
