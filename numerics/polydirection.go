@@ -185,6 +185,23 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 // label +1, solved by HardMarginSVM. The SVM's Alpha is indexed by
 // n·(K−1) + j′, j′ the rank of j among the classes ≠ c_n.
 func MultiClassSVM(x mat.Matrix, class []int, k int) (*SVM, error) {
+	a, err := MultiClassConstraints(x, class, k)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := a.Dims()
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return HardMarginSVM(a, ones, nil)
+}
+
+// MultiClassConstraints returns the constraint vectors of MultiClassSVM as
+// rows: a_{n,j} = (e_{c_n} − e_j) ⊗ x_n for every sample n and class j ≠ c_n
+// (row n·(K−1) + j′, j′ the rank of j among the classes ≠ c_n), so that
+// ⟨Θ, a_{n,j}⟩ = ⟨θ_{c_n} − θ_j, x_n⟩.
+func MultiClassConstraints(x mat.Matrix, class []int, k int) (*mat.Dense, error) {
 	n, d := x.Dims()
 	if k < 2 {
 		return nil, fmt.Errorf("%w: %d classes", ErrSVMInput, k)
@@ -193,7 +210,6 @@ func MultiClassSVM(x mat.Matrix, class []int, k int) (*SVM, error) {
 		return nil, fmt.Errorf("%w: %d samples but %d classes", ErrSVMInput, n, len(class))
 	}
 	a := mat.NewDense(n*(k-1), k*d, nil)
-	ones := make([]float64, n*(k-1))
 	for i := 0; i < n; i++ {
 		c := class[i]
 		if c < 0 || c >= k {
@@ -209,9 +225,8 @@ func MultiClassSVM(x mat.Matrix, class []int, k int) (*SVM, error) {
 				a.Set(r, c*d+f, v)
 				a.Set(r, j*d+f, -v)
 			}
-			ones[r] = 1
 			r++
 		}
 	}
-	return HardMarginSVM(a, ones, nil)
+	return a, nil
 }

@@ -118,11 +118,17 @@ func bfgs(x []float64, fg func(x, g []float64) (float64, error), tol float64, ma
 			floats.ScaleTo(dir, -1, g)
 			slope = -floats.Dot(g, g)
 		}
+		// When the predicted decrease is below the rounding of f (a few ε·|f|),
+		// f cannot tell a good step from a bad one; the gradient, accurate to
+		// a few ε relative, still can: the step is then accepted when it does
+		// not increase ‖∇f‖.
+		flat := -slope <= 1e-12*math.Max(1, math.Abs(f))
+		gn := floats.Norm(g, 2)
 		step, accepted := 1.0, false
 		for try := 0; try < 60; try++ {
 			floats.AddScaledTo(trial, x, step, dir)
 			ft, err := fg(trial, gNew)
-			if err == nil && ft <= f+1e-4*step*slope {
+			if err == nil && (ft <= f+1e-4*step*slope || flat && floats.Norm(gNew, 2) <= gn) {
 				floats.SubTo(sv, trial, x)
 				floats.SubTo(yv, gNew, g)
 				copy(x, trial)
