@@ -196,3 +196,56 @@ func init() {
 		Figures:  klFigures,
 	})
 }
+
+// nonSepProperty trains non-separable cases and applies XY-P2's check with
+// the run's weights, or (wrongWeights) with uniform weights in the finite
+// minimizer while the run used the case's.
+func nonSepProperty(name string, ref, wrongWeights bool) Property {
+	return Property{Name: name, Gen: GenNonSep(ref), Check: func(x any) theorems.Verdict {
+		c := x.(NonSepCase)
+		data, w, tr, err := c.Run(classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		if wrongWeights {
+			w = uniformOnes(len(w))
+		}
+		return theorems.NonSeparableLimit(data, w, tr)
+	}}
+}
+
+func uniformOnes(n int) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1
+	}
+	return u
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-P2"}, Cases: 6,
+		Claims: []Property{
+			nonSepProperty("GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", false, false),
+			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
+		},
+		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights (θ̃ depends on w)", false, true))},
+	})
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
+		Claims:   []Property{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
+		Controls: []Property{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
+	})
+	register(Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
+		Claims:   []Property{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
+		Controls: []Property{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed random separating direction (not the optima)", true))},
+	})
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-T1"}, Cases: 3,
+		Claims:   []Property{shiftProperty("10 trials per case: n = 10⁴ source samples of a Gaussian on a box, importance-weighted logistic GD (40 steps), target error on 10⁴ samples; δ = 0.1", false)},
+		Controls: []Property{drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
+	})
+}
