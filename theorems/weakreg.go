@@ -233,6 +233,7 @@ const PropThreeC = 0.1
 //
 //     which tends to 0 because ‖θ_λ‖ → ∞ (WeakRegNorms). The statistic is
 //     the largest gap·‖θ_λ‖/log(1/(κ w̄_min)), against 1.
+//
 //   - finite steps: a point θ' with L_λ(θ') ≤ τ L_λ(θ_λ), τ ≤ 2, has
 //     ‖θ'‖ ≤ (τL_λ(θ_λ)/λ)^{1/r} and κ w̄_min e^{−‖θ'‖γ̄'} ≤ τL_λ(θ_λ), so
 //     γ̄(θ') ≥ log(κ w̄_min/(τL_λ(θ_λ)))·(λ/(τL_λ(θ_λ)))^{1/r}; at the λ where
