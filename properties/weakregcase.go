@@ -203,7 +203,7 @@ func weakMarginsProperty(name string, random bool) Property {
 		m, _ := losses.MarginOf(mustLoss(c.Class.loss()))
 		var near []theorems.NearOptimal
 		if random {
-			v, err := separatingDirection(data, c.Class.Seed)
+			v, err := halfMarginDirection(data, c.Class.Seed)
 			if err != nil {
 				return buildFailed(err)
 			}
@@ -229,27 +229,43 @@ func mustLoss(name string) losses.Loss {
 	return l
 }
 
-// separatingDirection returns a unit vector that separates data but is
-// not the SVM direction: the SVM direction plus a random unit vector of
-// half its length, halved until it separates.
-func separatingDirection(data *dataset.Dataset, seed uint64) ([]float64, error) {
+// halfMarginDirection returns a unit vector whose normalized margin is
+// half the SVM's, γ*/2: v(s) = θ* cos s + n sin s with n a random unit
+// vector orthogonal to θ*, at the s ∈ (0, π/2) where min_i y_i⟨v(s), x_i⟩ =
+// γ*/2 (bisection: the margin is γ* at s = 0 and ≤ 0 at s = π/2, since
+// Σ_i α_i y_i⟨n, x_i⟩ = ⟨n, w⟩ = 0 puts some support vector at ≤ 0).
+func halfMarginDirection(data *dataset.Dataset, seed uint64) ([]float64, error) {
 	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
 	if err != nil {
 		return nil, err
 	}
+	u := sol.Direction()
 	r := rand.New(rand.NewPCG(seed, 92))
-	noise := randomUnit(r, data.D)
-	u := make([]float64, data.D)
-	for s := 0.5; s > 1e-3; s /= 2 {
-		floats.AddScaledTo(u, sol.Direction(), s, noise)
-		ok := true
-		for i := 0; i < data.N && ok; i++ {
-			ok = data.Y[i]*floats.Dot(u, data.Row(i)) > 0
+	n := randomUnit(r, data.D)
+	floats.AddScaled(n, -floats.Dot(n, u), u)
+	if floats.Norm(n, 2) == 0 {
+		return nil, fmt.Errorf("d = 1: no direction orthogonal to the SVM's")
+	}
+	floats.Scale(1/floats.Norm(n, 2), n)
+	v := make([]float64, data.D)
+	margin := func(s float64) float64 {
+		floats.AddScaledTo(v, make([]float64, data.D), math.Cos(s), u)
+		floats.AddScaled(v, math.Sin(s), n)
+		m := math.Inf(1)
+		for i := 0; i < data.N; i++ {
+			m = math.Min(m, data.Y[i]*floats.Dot(v, data.Row(i)))
 		}
-		if ok {
-			floats.Scale(1/floats.Norm(u, 2), u)
-			return u, nil
+		return m - sol.Margin/2
+	}
+	lo, hi := 0.0, math.Pi/2
+	for it := 0; it < 100; it++ {
+		mid := (lo + hi) / 2
+		if margin(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return nil, fmt.Errorf("no separating direction near the SVM's")
+	margin(lo)
+	return append([]float64(nil), v...), nil
 }
