@@ -116,7 +116,7 @@ func grwClassFigures(seed int64, _ Budget) []theorems.Figure {
 	}
 	var figs []theorems.Figure
 	for k, name := range []string{"logistic", "poly"} {
-		f := theorems.Figure{Name: "angle-" + name, Title: fmt.Sprintf("ZD-T7: ∠(θ(t), θ̂_MM) per GRW scheme, %s loss", name), XLabel: "log T", YLabel: "angle to the SVM direction (rad)"}
+		f := theorems.Figure{Name: "angle-" + name, Title: fmt.Sprintf("ZD-T7: angle(θ(t), θ̂_MM) per GRW scheme, %s loss", name), XLabel: "log T", YLabel: "angle to the SVM direction (rad)"}
 		for _, r := range rows {
 			pts := r.logisticRun
 			if k == 1 {
@@ -143,7 +143,7 @@ func polyFigures(seed int64, _ Budget) []theorems.Figure {
 	data := c.Data()
 	q := twoWeightings(c)
 	radii := []float64{1, 3, 10, 30, 100, 300, 1e3, 3e3, 1e4, 3e4, 1e5}
-	f := theorems.Figure{Name: "paths", Title: "ZD-PT: angle between the paths θ_R under ERM and random IW weights", XLabel: "log10 R", YLabel: "∠(θ_R(q1), θ_R(q2)) (rad)"}
+	f := theorems.Figure{Name: "paths", Title: "ZD-PT: angle between the paths θ_R under ERM and random IW weights", XLabel: "log10 R", YLabel: "angle(θ_R(q1), θ_R(q2)) (rad)"}
 	for _, l := range []int{LossLogistic, LossPoly} {
 		var p [2][]theorems.PathRay
 		for k := range q {
@@ -169,7 +169,7 @@ func polyFigures(seed int64, _ Budget) []theorems.Figure {
 	u1, e1 := numerics.PolyTailDirection(z, q[0], 1)
 	u2, e2 := numerics.PolyTailDirection(z, q[1], 1)
 	if e1 == nil && e2 == nil {
-		f.Lines = append(f.Lines, theorems.Line{Name: "∠(u(q1), u(q2))", Y: angle(u1.U, u2.U)})
+		f.Lines = append(f.Lines, theorems.Line{Name: "angle(u(q1), u(q2))", Y: angle(u1.U, u2.U)})
 	}
 	return []theorems.Figure{f}
 }
@@ -232,7 +232,7 @@ func klFigures(seed int64, b Budget) []theorems.Figure {
 	return []theorems.Figure{{
 		Name:   "kl-ordering",
 		Title:  fmt.Sprintf("XY-P1 (c): closer to p* in KL ⇒ closer to θ* at step %d? %d of %d pairs", klSteps, conc, dec),
-		XLabel: "KL(p*‖w̄₁) − KL(p*‖w̄₂)", YLabel: "∠(θ₁, θ*) − ∠(θ₂, θ*) (rad)",
+		XLabel: "KL(p*‖w1) − KL(p*‖w2)", YLabel: "angle(θ1, θ*) − angle(θ2, θ*) (rad)",
 		Series: []theorems.Series{s},
 		Lines:  []theorems.Line{{Name: "0", Y: 0}},
 	}}
