@@ -278,7 +278,7 @@ type cachedClassRun struct {
 // Run trains the case's linear model by GD (η = classLR) from 0 under its
 // scheme for steps steps, recording θ at steps growing by 1.5× (cached).
 func (c ClassCase) Run(steps int) (*dataset.Dataset, *train.Trajectory, error) {
-	key := fmt.Sprintf("%v/%d", c, steps)
+	key := fmt.Sprintf("%#v/%d", c, steps) // every field, exactly: shrunk cases differ in one
 	classRuns.Lock()
 	r, ok := classRuns.m[key]
 	if !ok {

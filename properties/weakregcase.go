@@ -75,7 +75,7 @@ type cachedLadder struct {
 // cached, read only by the callers.
 func (c WeakRegCase) Ladder(lambdas []float64) (*dataset.Dataset, []theorems.RegOptimum, error) {
 	data := c.Class.Data()
-	key := fmt.Sprintf("%v/%v", c, lambdas)
+	key := fmt.Sprintf("%#v/%v", c, lambdas) // every field, exactly
 	ladders.Lock()
 	l, ok := ladders.m[key]
 	if !ok {
