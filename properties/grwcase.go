@@ -110,9 +110,16 @@ func (c RegressionCase) Problem() (*dataset.Dataset, []float64) {
 
 // Weighting returns the case's GRW scheme for a dataset of n samples.
 func (c RegressionCase) Weighting(n int) (train.Weighting, error) {
-	p := math.Min(math.Max(c.Param, 0), 1)
-	r := rand.New(rand.NewPCG(c.Seed, 22))
-	switch c.Scheme {
+	return newScheme(c.Scheme, c.Param, c.Seed, n)
+}
+
+// newScheme returns GRW scheme number scheme with its parameter p ∈ [0, 1]
+// mapped to the scheme's range and its random parts drawn from seed, for n
+// samples (shared by the regression and classification cases).
+func newScheme(scheme int, param float64, seed uint64, n int) (train.Weighting, error) {
+	p := math.Min(math.Max(param, 0), 1)
+	r := rand.New(rand.NewPCG(seed, 22))
+	switch scheme {
 	case SchemeERM:
 		return &train.ERM{}, nil
 	case SchemeIW:
@@ -136,7 +143,7 @@ func (c RegressionCase) Weighting(n int) (train.Weighting, error) {
 	case SchemeVanishing:
 		return scheduleVanishing(r, n, p), nil
 	}
-	return nil, fmt.Errorf("unknown scheme %d", c.Scheme)
+	return nil, fmt.Errorf("unknown scheme %d", scheme)
 }
 
 // scheduleA1 is q^{(t)} ∝ q + (q₀ − q)·ρ^t·(1 + cos ωt)/2 with random q,

@@ -37,7 +37,7 @@ func WriteSite(dir string, seed int64, budget string, rs []theorems.Result) (Doc
 	entries := make([]siteEntry, len(rs))
 	for i, r := range rs {
 		shown, _ := r.Claims.Shown()
-		e := siteEntry{Result: r, Status: r.Status().String(), Cases: Cases(r.Claims), Stat: Stat(shown), Controls: Controls(r), Anchor: anchor(r.ID)}
+		e := siteEntry{Result: r, Status: r.Status().String(), Cases: CasesOf(r), Stat: Stat(shown), Controls: Controls(r), Anchor: anchor(r.ID)}
 		figs := r.Figures
 		if f, ok := StatisticsFigure(r); ok {
 			figs = append([]theorems.Figure{f}, figs...)

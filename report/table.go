@@ -83,6 +83,16 @@ func Cases(s theorems.Summary) string {
 	return c
 }
 
+// CasesOf formats an entry's case counts: Cases, or for a conjecture the
+// support frequency, "8 (5/8 supported)".
+func CasesOf(r theorems.Result) string {
+	if !r.Conjecture {
+		return Cases(r.Claims)
+	}
+	k, n := r.Support()
+	return fmt.Sprintf("%d (%d/%d supported)", r.Claims.Cases, k, n)
+}
+
 // Controls formats the negative controls: "2/2 caught".
 func Controls(r theorems.Result) string {
 	if r.Controls == 0 {
@@ -106,7 +116,7 @@ func writeTable(w io.Writer, rs []theorems.Result, catalog bool) error {
 	fmt.Fprintln(tw, "ID\tSOURCE\tCLAIM\tCASES\tSTATUS\tWORST (stat vs bound)\tCONTROLS")
 	for _, r := range rs {
 		shown, _ := r.Claims.Shown()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, r.Info.Claim, Cases(r.Claims), r.Status(), Stat(shown), Controls(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Source, r.Info.Claim, CasesOf(r), r.Status(), Stat(shown), Controls(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

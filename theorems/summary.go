@@ -97,7 +97,10 @@ type Result struct {
 
 // Status is the entry's status: the claim's, except that a negative control
 // that was not caught makes a holding claim inconclusive (a check that
-// cannot fail has not shown anything).
+// cannot fail has not shown anything). A conjecture (Info.Conjecture) is
+// reported, never asserted: its checks say supported (holds) or not
+// supported (violated) per case, and an entry with unsupported cases is
+// inconclusive, never violated (Support gives the frequency).
 func (r Result) Status() Status {
 	if r.Interrupted {
 		return Inconclusive
@@ -106,5 +109,14 @@ func (r Result) Status() Status {
 	if s == Holds && r.ControlsCaught < r.Controls {
 		return Inconclusive
 	}
+	if r.Conjecture && s == Violated {
+		return Inconclusive
+	}
 	return s
+}
+
+// Support returns, for a conjecture, the cases that supported it and the
+// cases that decided (supported or not).
+func (r Result) Support() (supported, decided int) {
+	return r.Claims.Holds, r.Claims.Holds + r.Claims.Violated
 }

@@ -44,12 +44,28 @@ func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 	if err != nil {
 		return Undecided("SVM: %v", err)
 	}
+	return ResidualGrowth(sol.W, tr, nil, fmt.Sprintf("SVM margin %.6g", sol.Margin))
+}
+
+// ResidualGrowth is the core of LL-lin and of the GRW checks of section E:
+// with ŵ a max-margin solution (w, not normalized: θ(t) ≈ ŵ log T for the
+// exponential tail, Soudry et al. 2018 Thm 3), r(t) = Pθ(t) − ŵ·log T must
+// stay bounded along tr; P is a projection applied to θ first (nil: the
+// identity; XY Prop. 2 projects on span(D_nonsep)^⊥). The statistic is
+// ‖r‖ at the last record with θ and T > 1 over its largest value at the
+// records with 0 < log T ≤ log T_end/2, compared with LinResidualGrowth;
+// note is appended to the detail.
+func ResidualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), note string) Verdict {
+	return residualGrowth(w, tr, project, note)
+}
+
+func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), note string) Verdict {
 	var last *train.Record
 	for i := range tr.Records {
 		r := &tr.Records[i]
 		if r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
-			if len(r.Theta) != data.D {
-				return invalid(fmt.Errorf("θ has %d entries, the data %d features", len(r.Theta), data.D))
+			if len(r.Theta) != len(w) {
+				return invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), len(w)))
 			}
 			last = r
 		}
@@ -57,24 +73,36 @@ func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 	if last == nil {
 		return Undecided("no record with θ and T > 1")
 	}
+	d := make([]float64, len(w))
+	proj := func(r *train.Record) []float64 {
+		if project == nil {
+			copy(d, r.Theta)
+		} else {
+			project(d, r.Theta)
+		}
+		return d
+	}
 	resid := func(r *train.Record) float64 {
-		d := append([]float64(nil), r.Theta...)
-		floats.AddScaled(d, -r.LogT, sol.W)
-		return floats.Norm(d, 2)
+		p := proj(r)
+		floats.AddScaled(p, -r.LogT, w)
+		return floats.Norm(p, 2)
 	}
 	mid, midAngle, midLogT := 0.0, math.NaN(), math.NaN()
 	for i := range tr.Records {
 		r := &tr.Records[i]
 		if r.Theta != nil && r.LogT > 0 && r.LogT <= last.LogT/2 {
 			mid = math.Max(mid, resid(r))
-			midAngle, midLogT = angleBetween(r.Theta, sol.W), r.LogT
+			midAngle, midLogT = angleBetween(proj(r), w), r.LogT
 		}
 	}
 	if math.IsNaN(midLogT) {
 		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2)
 	}
 	end := resid(last)
-	a := angleBetween(last.Theta, sol.W)
-	return Compare(end/mid, LinResidualGrowth, fmt.Sprintf("‖θ − ŵ log T‖: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g; SVM margin %.6g",
-		mid, midLogT, end, last.LogT, midAngle, a, a*last.LogT, sol.Margin))
+	a := angleBetween(proj(last), w)
+	if note != "" {
+		note = "; " + note
+	}
+	return Compare(end/mid, LinResidualGrowth, fmt.Sprintf("‖θ − ŵ log T‖: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g%s",
+		mid, midLogT, end, last.LogT, midAngle, a, a*last.LogT, note))
 }

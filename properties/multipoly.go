@@ -1,0 +1,59 @@
+package properties
+
+import (
+	"math"
+
+	"github.com/implicitbias/implicitbias/losses"
+)
+
+// pairwisePoly is a multi-class loss with a polynomial tail, for ZD-B's
+// negative control: the sum over the wrong classes of ZD's polynomially
+// tailed loss of the pairwise margins,
+//
+//	ℓ(s; c) = Σ_{j≠c} ℓ_poly(s_c − s_j),
+//
+// the analogue of the cross-entropy log(1 + Σ_{j≠c} e^{−(s_c − s_j)}) with
+// ZD App. C's tail (α = 1, β = 0) in place of the exponential one.
+type pairwisePoly struct{ m losses.PolyTail }
+
+func (pairwisePoly) Name() string      { return "pairwise-poly" }
+func (pairwisePoly) Kind() losses.Kind { return losses.MultiClass }
+func newPairwisePoly() losses.Loss     { return pairwisePoly{m: losses.ZDPolyTail()} }
+
+// LogLoss returns log Σ_{j≠c} ℓ_poly(s_c − s_j) in log domain (two passes,
+// no allocation: it runs inside Objective.Evaluate).
+func (p pairwisePoly) LogLoss(s []float64, y float64) float64 {
+	c := int(y)
+	top := math.Inf(-1)
+	for j, v := range s {
+		if j != c {
+			top = math.Max(top, p.m.LogLoss(s[c]-v))
+		}
+	}
+	if math.IsInf(top, 0) {
+		return top
+	}
+	var sum float64
+	for j, v := range s {
+		if j != c {
+			sum += math.Exp(p.m.LogLoss(s[c]-v) - top)
+		}
+	}
+	return top + math.Log(sum)
+}
+
+// ScaledGrad writes e^{−shift}∂ℓ/∂s: for j ≠ c, ∂ℓ/∂s_j = f′(m_j)ℓ_poly(m_j)
+// with m_j = s_c − s_j, and ∂ℓ/∂s_c is minus their sum.
+func (p pairwisePoly) ScaledGrad(dst, s []float64, y float64, shift float64) {
+	c := int(y)
+	var tot float64
+	for j, v := range s {
+		if j == c {
+			continue
+		}
+		m := s[c] - v
+		dst[j] = p.m.FPrime(m) * math.Exp(p.m.LogLoss(m)-shift)
+		tot += dst[j]
+	}
+	dst[c] = -tot
+}

@@ -1,0 +1,304 @@
+package properties
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Section E of the catalog: generalized reweighting and importance
+// weighting for classification (ZD §5, §6.1, App. B–D.5; XY §2–§5, App. A).
+//
+// The direction checks read GD runs of linear models recorded at steps
+// growing by 1.5× (grwRun) and use the residual test of LL-lin
+// (theorems.ResidualGrowth): θ(t) − ŵ log T must stay bounded. That test
+// sees a direction with another limit when the residual grows like a power
+// of T — the polynomial tail, a path or a direction that is not the GD
+// limit — but not a direction converging elsewhere at the logarithmic rate
+// of exponential tails (its residual grows like log T, by a factor below 2
+// from T^{1/2} to T); the controls are chosen accordingly.
+
+// polyControl is the control of the direction checks: the same case with
+// ZD App. C's polynomially tailed loss.
+func polyControl(gen func() Property) Property {
+	p := gen()
+	p.Name = "polynomially tailed loss (ZD eq. 19, α = 1, β = 0), same data, scheme and run"
+	p.Drops = "tail"
+	return p
+}
+
+// grwDirectionProperty trains generated cases (with loss override, −1 for
+// the case's own) and applies ZD-T7's check.
+func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Property {
+	return Property{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(x any) theorems.Verdict {
+		c := x.(ClassCase)
+		if override >= 0 {
+			c = c.WithLoss(override)
+		}
+		data, tr, err := c.Run(classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		return theorems.GRWDirection(data, tr)
+	}}
+}
+
+// iwDirectionProperty trains cases under XY's random importance weights
+// w ∈ [1/M, M]^n and applies XY-P1's check.
+func iwDirectionProperty(name string, override int) Property {
+	return Property{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(x any) theorems.Verdict {
+		c := x.(ClassCase)
+		if override >= 0 {
+			c = c.WithLoss(override)
+		}
+		data, tr, err := c.Run(classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		return theorems.IWDirection(data, c.ImportanceWeights(), tr)
+	}}
+}
+
+// pathRadii are the radii of the regularization paths: the residual
+// θ_R − R·θ̂_MM is compared at R = 10⁶ with its largest value at R ≤ 10³
+// (the path of a generated case settles to its bounded residual by R ~
+// 10³–10⁴; MinimizeOnBall is exact at every R, so the long radii cost
+// nothing).
+var pathRadii = []float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
+
+// rays computes θ_R = argmin_{‖θ‖≤R} Σ_i w_i ℓ(y_i⟨θ, x_i⟩) at the radii
+// (increasing), each from the previous one (the first from the SVM
+// direction): never from a trajectory under test.
+func rays(data *dataset.Dataset, loss string, w []float64, radii []float64) ([]theorems.PathRay, error) {
+	obj, err := linearObjective(data, 1, loss)
+	if err != nil {
+		return nil, err
+	}
+	if err := obj.SetWeights(w); err != nil {
+		return nil, err
+	}
+	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
+	if err != nil {
+		return nil, err
+	}
+	th := sol.Direction()
+	var out []theorems.PathRay
+	for _, radius := range radii {
+		if _, err := train.MinimizeOnBall(obj, th, radius, nil); err != nil {
+			return nil, fmt.Errorf("path at R = %g: %w", radius, err)
+		}
+		out = append(out, theorems.PathRay{R: radius, ThetaR: append([]float64(nil), th...)})
+	}
+	return out, nil
+}
+
+// pathProperty trains a case (loss override, −1 for its own), computes the
+// path under the run's limit weights (its last recorded weights: the
+// schemes of ZD-T8 converge, Assumption 1) and applies ZD-T8's check.
+func pathProperty(name string, override int) Property {
+	return Property{Name: name, Gen: GenClass(true, []int{LossLogistic}, append(a1Schemes, SchemeRandomIW)), Check: func(x any) theorems.Verdict {
+		c := x.(ClassCase)
+		if override >= 0 {
+			c = c.WithLoss(override)
+		}
+		data, tr, err := c.Run(classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		q := tr.Final().Weights
+		path, err := rays(data, c.loss(), q, pathRadii)
+		if err != nil {
+			return theorems.Undecided("regularization path: %v", err)
+		}
+		at, err := rays(data, c.loss(), q, []float64{floats.Norm(tr.Theta, 2)})
+		if err != nil {
+			return theorems.Undecided("regularization path: %v", err)
+		}
+		return theorems.PathAgreement(data, tr, path, &at[0])
+	}}
+}
+
+// polyRadii are the radii of ZD-PT's paths: the path approaches its limit
+// at rate O(1/R), so R = 10⁴ puts it within ~10⁻⁴ of it.
+var polyRadii = []float64{10, 100, 1000, 10000}
+
+// twoWeightings returns ERM's weights and the case's random importance
+// weights (M ≥ 4 so that the two limits are clearly apart).
+func twoWeightings(c ClassCase) [2][]float64 {
+	c.LogM = math.Max(c.LogM, math.Log(4))
+	erm := make([]float64, c.n())
+	for i := range erm {
+		erm[i] = 1
+	}
+	return [2][]float64{erm, c.ImportanceWeights()}
+}
+
+func polyLimitProperty(name string, lossID int) Property {
+	return Property{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(x any) theorems.Verdict {
+		c := x.(ClassCase).WithLoss(lossID)
+		data := c.Data()
+		q := twoWeightings(c)
+		var paths [2][]theorems.PathRay
+		for k := range q {
+			p, err := rays(data, c.loss(), q[k], polyRadii)
+			if err != nil {
+				return theorems.Undecided("regularization path: %v", err)
+			}
+			paths[k] = p
+		}
+		return theorems.PolyTailLimits(data, 1, q, paths)
+	}}
+}
+
+func multiProperty(name string, schemes []int, poly bool) Property {
+	return Property{Name: name, Gen: GenMulti(schemes), Check: func(x any) theorems.Verdict {
+		c := x.(MultiCase)
+		data, tr, err := c.Run(poly, classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		return theorems.MultiClassDirection(data, c.k(), tr)
+	}}
+}
+
+func init() {
+	lossesET := []int{LossExp, LossLogistic}
+	register(Entry{Info: theorems.Info{ID: "ZD-T7"}, Cases: 8,
+		Claims: []Property{grwDirectionProperty("GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", lossesET, allGRWSchemes(), -1)},
+		Controls: []Property{polyControl(func() Property {
+			return grwDirectionProperty("", lossesET, allGRWSchemes(), LossPoly)
+		})},
+		Figures: grwClassFigures,
+	})
+	register(Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
+		Claims:   []Property{pathProperty("logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", -1)},
+		Controls: []Property{polyControl(func() Property { return pathProperty("", LossPoly) })},
+	})
+	register(Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
+		Claims:   []Property{polyLimitProperty("polynomial tail (α = 1, β = 0): paths under ERM and random IW weights (M ∈ [4, 10]) reach their computed weight-dependent limits", LossPoly)},
+		Controls: []Property{drops("tail", polyLimitProperty("logistic loss (exponential tail), same data and weights: both paths tend to θ̂_MM", LossLogistic))},
+		Figures:  polyFigures,
+	})
+	register(Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
+		Claims:   []Property{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
+		Controls: []Property{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
+	})
+	register(Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
+		Claims:   []Property{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
+		Controls: []Property{polyControl(func() Property { return iwDirectionProperty("", LossPoly) })},
+		Figures:  klFigures,
+	})
+}
+
+// nonSepProperty trains non-separable cases and applies XY-P2's check with
+// the run's weights, or (wrongWeights) with uniform weights in the finite
+// minimizer while the run used the case's.
+func nonSepProperty(name string, ref, wrongWeights bool) Property {
+	return Property{Name: name, Gen: GenNonSep(ref), Check: func(x any) theorems.Verdict {
+		c := x.(NonSepCase)
+		data, w, tr, err := c.Run(classSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		if wrongWeights {
+			w = uniformOnes(len(w))
+		}
+		return theorems.NonSeparableLimit(data, w, tr)
+	}}
+}
+
+func uniformOnes(n int) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1
+	}
+	return u
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-P2"}, Cases: 6,
+		Claims: []Property{
+			nonSepProperty("GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", false, false),
+			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
+		},
+		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights (θ̃ depends on w)", false, true))},
+	})
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
+		Claims:   []Property{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
+		Controls: []Property{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
+	})
+	register(Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
+		Claims:   []Property{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
+		Controls: []Property{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed direction with half the maximal margin (not the optima)", true))},
+	})
+}
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-T1"}, Cases: 3,
+		Claims:   []Property{shiftProperty("10 trials per case: n = 10⁴ source samples of a Gaussian on a box, importance-weighted logistic GD (40 steps), target error on 10⁴ samples; δ = 0.1", false)},
+		Controls: []Property{drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
+	})
+}
+
+// learnedWeighting returns XY §5's weighting model for a case: ψ₀ ~ N(0, I)
+// and b₀ = 0 (so the initial weights g ∈ (1, 2) differ across samples, as
+// in XY Fig. 4's first panel), stepped with the classifier's step size.
+func learnedWeighting(c ClassCase) (*train.LearnedWeighting, error) {
+	r := rand.New(rand.NewPCG(c.Seed, 111))
+	psi := make([]float64, c.d())
+	for i := range psi {
+		psi[i] = r.NormFloat64()
+	}
+	return train.NewLearnedWeighting(classLR, psi, 0)
+}
+
+// learnedProperty trains the classifier jointly with the weighting model
+// (or, frozen, with the model's initial weights held fixed) and reports
+// XY-S5.
+func learnedProperty(name string, frozen bool) Property {
+	return Property{Name: name, Gen: GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeERM}), Check: func(x any) theorems.Verdict {
+		c := x.(ClassCase)
+		lw, err := learnedWeighting(c)
+		if err != nil {
+			return buildFailed(err)
+		}
+		data := c.Data()
+		var w train.Weighting = lw
+		if frozen {
+			if err := lw.Start(data); err != nil {
+				return buildFailed(err)
+			}
+			q := make([]float64, data.N)
+			if err := lw.Update(0, make([]float64, data.N), q); err != nil {
+				return buildFailed(err)
+			}
+			w = &train.Static{W: q}
+		}
+		tr, err := c.runWith(data, w, learnedSteps())
+		if err != nil {
+			return buildFailed(err)
+		}
+		return theorems.LearnedWeightsConjecture(data, tr)
+	}}
+}
+
+// learnedSteps is the length of XY-S5's runs (10⁵ at the quick budget).
+func learnedSteps() int { return budgetSteps(100000) }
+
+func init() {
+	register(Entry{Info: theorems.Info{ID: "XY-S5"}, Cases: 8,
+		Claims:   []Property{learnedProperty("GD on a linear model jointly with g(ψ, x) = σ(ψᵀx + b) + 1 (ψ₀ ~ N(0, I)), exp and logistic losses, separable data", false)},
+		Controls: []Property{drops("learning", learnedProperty("the weighting model frozen at its initial weights (a static weighting): the spread cannot shrink", true))},
+	})
+}

@@ -1,0 +1,422 @@
+package theorems
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Section E: generalized reweighting and importance weighting for
+// classification with linear models (ZD §5.1, App. B–D.5; XY §3). Every GRW
+// whose weights stay positive, and every bounded importance weighting,
+// leads gradient descent to the hard-margin SVM direction when the loss has
+// an exponential tail; a polynomially tailed loss (ZD eq. 19) makes the
+// limit depend on the weights.
+
+// svm solves the hard-margin SVM of binary data: an AssumptionFailed
+// verdict for non-separable data, Inconclusive when the solver fails.
+func svm(data *dataset.Dataset) (*numerics.SVM, *Verdict) {
+	if err := data.ValidateBinary(); err != nil {
+		v := invalid(err)
+		return nil, &v
+	}
+	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
+	if errors.Is(err, numerics.ErrNotSeparable) {
+		v := Assumption("the data are not linearly separable: %v", err)
+		return nil, &v
+	}
+	if err != nil {
+		v := Undecided("SVM: %v", err)
+		return nil, &v
+	}
+	return sol, nil
+}
+
+// GRWDirection checks ZD-T7 (and the direction part of ZD-T8) on a GD run
+// of a linear model under a GRW scheme: θ̂(t) → θ̂_MM, the hard-margin SVM
+// direction, whatever the weights q^{(t)}, at the rate of LL-lin (the
+// residual θ − ŵ log T stays bounded: ResidualGrowth). The theorem's
+// Assumption 3 (liminf q_i > 0) is reported, not required: CVaR- and
+// χ²-DRO give some samples weight 0 and are checked all the same (ZD's
+// conclusion is then beyond the theorem). When the records kept the
+// weights, the detail gives min_i n·q_i over the second half of the run.
+func GRWDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
+	if tr.Degree != 1 {
+		return Assumption("ZD Thm 7 is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
+	}
+	sol, bad := svm(data)
+	if bad != nil {
+		return *bad
+	}
+	z := signedRows(data)
+	return directionVerdict(sol, z, uniformWeights(data.N), tr, fmt.Sprintf("SVM margin %.6g; %s", sol.Margin, assumption3(tr)))
+}
+
+// MarginGapGrowth bounds the growth of the Fenchel–Young gap of XY (A.5),
+//
+//	S(θ) = log Σ_i p_i e^{−⟨θ, a_i⟩} + γ*‖θ‖ + KL(p*‖p) ≥ γ*‖θ‖·‖θ̂ − θ*‖²/2 ≥ 0,
+//
+// for constraint vectors a_i (y_i x_i, or the multi-class a_{n,j}), a
+// probability vector p, the normalized SVM dual p* and margin γ*; S/(γ*‖θ‖)
+// is the smoothed-margin gap 1 − γ̃/γ* plus KL/(γ*‖θ‖). Along GD with an
+// exponentially tailed loss θ = ŵ log T + r̃ + o(1) (any positive
+// weighting), and S tends to a constant (log Σ over the support vectors of
+// p_i e^{−⟨r̃, a_i⟩} + γ*⟨θ*, r̃⟩ + KL): it may not double from T^{1/2} to
+// T, as the residual of LL-lin. A direction with another limit u, of margin
+// γ(u) < γ*, has S ≥ ‖θ‖(γ* − γ(u)) − O(1), growing like ‖θ‖: a power of T
+// for a polynomial tail whatever the norm does — the residual test alone
+// sees that tail only through ‖θ‖ ~ T^{1/3} against ‖ŵ‖ log T.
+const MarginGapGrowth = LinResidualGrowth
+
+// directionVerdict is the direction check of section E: the worse of the
+// residual test of LL-lin (ResidualGrowth) and the Fenchel–Young gap test
+// (MarginGapGrowth) with the measure p on the constraint vectors z.
+func directionVerdict(sol *numerics.SVM, z *mat.Dense, p []float64, tr *train.Trajectory, note string) Verdict {
+	rv := ResidualGrowth(sol.W, tr, nil, note)
+	gv := gapGrowth(z, p, sol.Alpha, sol.Margin, tr)
+	if rv.Status == Inconclusive || gv.Status == Inconclusive {
+		return Worst(rv, gv)
+	}
+	v := Worst(rv, gv)
+	if v.Statistic == gv.Statistic && v.Statistic != rv.Statistic {
+		v.Detail = fmt.Sprintf("%s; residual: %s", gv.Detail, rv.Detail)
+	} else {
+		v.Detail = fmt.Sprintf("%s; %s", rv.Detail, gv.Detail)
+	}
+	return v
+}
+
+// gapGrowth applies MarginGapGrowth along tr: S at the last record with θ
+// and T > 1 over its largest value at the records with 0 < log T ≤
+// log T_end/2.
+func gapGrowth(z *mat.Dense, p, alpha []float64, gamma float64, tr *train.Trajectory) Verdict {
+	n, _ := z.Dims()
+	kl := KLDivergence(alpha, p)
+	terms := make([]float64, n)
+	logp := make([]float64, n)
+	for i, v := range p {
+		logp[i] = math.Log(v)
+	}
+	s := func(th []float64) float64 {
+		for i := 0; i < n; i++ {
+			terms[i] = logp[i] - floats.Dot(z.RawRowView(i), th)
+		}
+		return numerics.LogSumExp(terms) + gamma*floats.Norm(th, 2) + kl
+	}
+	var last *train.Record
+	for i := range tr.Records {
+		if r := &tr.Records[i]; r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
+			last = r
+		}
+	}
+	if last == nil {
+		return Undecided("no record with θ and T > 1")
+	}
+	mid, midLogT := 0.0, math.NaN()
+	for _, r := range tr.Records {
+		if r.Theta != nil && r.LogT > 0 && r.LogT <= last.LogT/2 {
+			mid, midLogT = math.Max(mid, s(r.Theta)), r.LogT
+		}
+	}
+	if math.IsNaN(midLogT) || !(mid > 0) {
+		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g and a positive gap", last.LogT/2)
+	}
+	end := s(last.Theta)
+	rho := floats.Norm(last.Theta, 2)
+	return Compare(end/mid, MarginGapGrowth, fmt.Sprintf("Fenchel–Young gap S = log Σp e^{−q} + γ*‖θ‖ + KL: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g (smoothed-margin gap 1 − γ̃/γ* ≤ %.3g)",
+		mid, midLogT, end, last.LogT, end/(gamma*rho)))
+}
+
+// signedRows returns the rows y_i x_i of binary data.
+func signedRows(data *dataset.Dataset) *mat.Dense {
+	z := mat.NewDense(data.N, data.D, nil)
+	for i := 0; i < data.N; i++ {
+		for j, v := range data.Row(i) {
+			z.Set(i, j, data.Y[i]*v)
+		}
+	}
+	return z
+}
+
+func uniformWeights(n int) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1 / float64(n)
+	}
+	return u
+}
+
+// assumption3 describes min_i n·q_i^{(t)} over the second half of the
+// recorded weights (ZD Assumption 3: liminf_t q_i > 0).
+func assumption3(tr *train.Trajectory) string {
+	lo, seen := math.Inf(1), false
+	last := tr.Final().Step
+	for _, r := range tr.Records {
+		if r.Weights != nil && 2*r.Step >= last {
+			lo, seen = math.Min(lo, floats.Min(r.Weights)*float64(len(r.Weights))), true
+		}
+	}
+	if !seen {
+		return fmt.Sprintf("weighting %q (weights not recorded)", tr.Weighting)
+	}
+	return fmt.Sprintf("weighting %q, min n·q_i over the second half %.3g", tr.Weighting, lo)
+}
+
+// FenchelYoungTol bounds the rounding of the XY (A.6) inequality below: its
+// right side 2 + 2(log L + KL)/(γ*ρ) cancels 2 against a term of size 2, so
+// its absolute error is a few ε times the size of log L/(γ*ρ) = O(1);
+// 1e-12 leaves three orders for it.
+const FenchelYoungTol = 1e-12
+
+// IWDirection checks XY Prop. 1 (a, b) on a GD run of a linear model with
+// static importance weights w (any positive scale): the direction tends to
+// the SVM direction θ* at the rate 1/log t (ResidualGrowth), and at every
+// record the inequality behind eq. (2) holds — XY (A.5)–(A.6), the
+// Fenchel–Young inequality for g(u) = log Σ_i w̄_i e^{u_i}, w̄ = w/Σw,
+// whose conjugate is KL(p‖w̄):
+//
+//	‖θ̂ − θ*‖² ≤ 2 + 2(log Σ_i w̄_i e^{−y_i⟨θ, x_i⟩} + KL(p*‖w̄))/(γ*‖θ‖),
+//
+// with p* = α/Σα the normalized SVM dual (θ* = Σ p*_i y_i x_i/γ*). The
+// inequality holds at every θ; along GD its right side goes to 0 like
+// (log n + KL + M)/(γ*‖θ‖) (eq. 2), which is what makes weights near p*
+// converge faster.
+func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdict {
+	if tr.Degree != 1 {
+		return Assumption("XY Prop. 1 is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
+	}
+	sol, bad := svm(data)
+	if bad != nil {
+		return *bad
+	}
+	wbar, err := train.NormalizeWeights(w)
+	if err != nil || len(wbar) != data.N {
+		return invalid(fmt.Errorf("importance weights: %v (%d for %d samples)", err, len(w), data.N))
+	}
+	kl := KLDivergence(sol.Alpha, wbar)
+	gamma := sol.Margin
+	star := sol.Direction()
+	worst, bound := math.Inf(-1), math.NaN()
+	terms := make([]float64, data.N)
+	for _, r := range tr.Records {
+		rho := floats.Norm(r.Theta, 2)
+		if r.Theta == nil || !(rho > 0) {
+			continue
+		}
+		for i := 0; i < data.N; i++ {
+			terms[i] = math.Log(wbar[i]) - data.Y[i]*floats.Dot(data.Row(i), r.Theta)
+		}
+		b := 2 + 2*(numerics.LogSumExp(terms)+kl)/(gamma*rho)
+		chord := 2 * math.Sin(angleBetween(r.Theta, star)/2)
+		worst, bound = math.Max(worst, chord*chord-b), b
+	}
+	if math.IsInf(worst, -1) {
+		return Undecided("no record with θ ≠ 0")
+	}
+	fy := Compare(worst, FenchelYoungTol, "")
+	dir := directionVerdict(sol, signedRows(data), wbar, tr, fmt.Sprintf("SVM margin %.6g; KL(p*‖w̄) = %.4g; XY (A.6) at the end: ‖θ̂ − θ*‖ ≤ %.4g", gamma, kl, math.Sqrt(math.Max(bound, 0))))
+	if fy.Status != Holds {
+		fy.Detail = fmt.Sprintf("XY (A.6) fails: ‖θ̂ − θ*‖² exceeds 2 + 2(log L + KL)/(γ*ρ) by %.3g (p* or γ* wrong?); %s", worst, dir.Detail)
+		return fy
+	}
+	return dir
+}
+
+// KLDivergence returns KL(p‖q) = Σ p_i log(p_i/q_i) of p/Σp and q/Σq (0
+// log 0 = 0; +Inf when some q_i = 0 < p_i).
+func KLDivergence(p, q []float64) float64 {
+	sp, sq := floats.Sum(p), floats.Sum(q)
+	var kl float64
+	for i, v := range p {
+		if v <= 0 {
+			continue
+		}
+		a, b := v/sp, q[i]/sq
+		if b <= 0 {
+			return math.Inf(1)
+		}
+		kl += a * math.Log(a/b)
+	}
+	return kl
+}
+
+// KLOrdering is XY Prop. 1 (c), the finite-step prediction: of two
+// weightings of the same data, the one closer to p* in KL is closer to θ*
+// at equal steps. For pairs of runs it counts the pairs that order the two
+// ways alike (concordant) among those whose KL values and angles differ
+// (decided). The prediction comes from an upper bound, so it is reported
+// as a frequency, never asserted.
+func KLOrdering(kl1, kl2, angle1, angle2 []float64) (concordant, decided int) {
+	for i := range kl1 {
+		dk, da := kl1[i]-kl2[i], angle1[i]-angle2[i]
+		if dk == 0 || da == 0 || math.IsNaN(dk) || math.IsNaN(da) {
+			continue
+		}
+		decided++
+		if (dk < 0) == (da < 0) {
+			concordant++
+		}
+	}
+	return concordant, decided
+}
+
+// MultiClassDirection checks ZD-B (ZD App. B, eq. 20) on a GD run of a
+// linear classifier with K classes (θ stored class after class) on the
+// cross-entropy: Θ(t) → the multi-class max-margin solution Θ̂
+// (numerics.MultiClassSVM), with Θ(t) − Θ̂ log T bounded (the multi-class
+// form of Soudry et al.'s Thm 3), whatever the GRW.
+func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) Verdict {
+	if tr.Degree != 1 {
+		return Assumption("ZD-B is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
+	}
+	if err := data.ValidateClasses(k); err != nil {
+		return invalid(err)
+	}
+	class := make([]int, data.N)
+	for i, y := range data.Y {
+		class[i] = int(y)
+	}
+	a, err := numerics.MultiClassConstraints(mat.NewDense(data.N, data.D, data.X), class, k)
+	if err != nil {
+		return invalid(err)
+	}
+	rows, _ := a.Dims()
+	ones := make([]float64, rows)
+	for i := range ones {
+		ones[i] = 1
+	}
+	sol, err := numerics.HardMarginSVM(a, ones, nil)
+	if errors.Is(err, numerics.ErrNotSeparable) {
+		return Assumption("the data are not linearly separable into %d classes: %v", k, err)
+	}
+	if err != nil {
+		return Undecided("multi-class SVM: %v", err)
+	}
+	return directionVerdict(sol, a, uniformWeights(rows), tr, fmt.Sprintf("multi-class margin %.6g; %s", sol.Margin, assumption3(tr)))
+}
+
+// PathRay is a point θ_R of a regularization path.
+type PathRay struct {
+	R      float64
+	ThetaR []float64
+}
+
+// PathAgreement checks ZD-T8 (iii) with the logistic loss: the GD
+// direction and the regularization path θ_R = argmin_{‖θ‖≤R} F(θ) have the
+// same limit, the SVM direction θ̂_MM (ZD App. D.5.3). Two residuals must
+// stay bounded:
+//
+//	‖θ(t) − ŵ log T‖    along the GD run tr (ResidualGrowth, as LL-lin),
+//	‖θ_R − R·θ̂_MM‖      along the path (R increasing, the largest last):
+//	                    its value at the largest R may not exceed
+//	                    LinResidualGrowth times its largest value at
+//	                    R ≤ √R_max.
+//
+// For the logistic loss θ_R = R·θ̂_MM + δ with δ bounded (on the sphere the
+// support vectors' terms Σ q_i e^{−⟨δ, z_i⟩} have a finite minimizer over
+// the tangent directions, since Σ α_i z_i ∥ θ̂_MM), so the second residual
+// stays bounded; a path with another limit u makes it grow like R·∠(u,
+// θ̂_MM). at, when set, is the path's point at the GD run's last norm: the
+// detail then gives the angle between θ(T) and θ_{‖θ(T)‖}.
+func PathAgreement(data *dataset.Dataset, tr *train.Trajectory, path []PathRay, at *PathRay) Verdict {
+	sol, bad := svm(data)
+	if bad != nil {
+		return *bad
+	}
+	if len(path) < 2 {
+		return Undecided("%d path points", len(path))
+	}
+	dirMM := sol.Direction()
+	resid := func(p PathRay) float64 {
+		var sum float64
+		for i, v := range p.ThetaR {
+			d := v - p.R*dirMM[i]
+			sum += d * d
+		}
+		return math.Sqrt(sum)
+	}
+	last := path[len(path)-1]
+	mid, midR := 0.0, math.NaN()
+	for _, p := range path[:len(path)-1] {
+		if p.R <= math.Sqrt(last.R) {
+			mid, midR = math.Max(mid, resid(p)), p.R
+		}
+	}
+	if math.IsNaN(midR) {
+		return Undecided("no path point with R ≤ √R_max = %.3g", math.Sqrt(last.R))
+	}
+	end := resid(last)
+	pv := Compare(end/mid, LinResidualGrowth, "")
+	gv := directionVerdict(sol, signedRows(data), uniformWeights(data.N), tr, "")
+	v := Worst(pv, gv)
+	agree := ""
+	if at != nil && len(tr.Theta) == len(at.ThetaR) {
+		agree = fmt.Sprintf("; at ‖θ(T)‖ = %.4g: ∠(θ(T), θ_R) = %.3g rad", at.R, angleBetween(tr.Theta, at.ThetaR))
+	}
+	v.Detail = fmt.Sprintf("path: ‖θ_R − R·θ̂_MM‖ %.4g (max for R ≤ %.3g) → %.4g at R = %.3g, ∠(θ_R, θ̂_MM) %.3g rad; GD: %s%s",
+		mid, midR, end, last.R, angleBetween(last.ThetaR, dirMM), gv.Detail, agree)
+	return v
+}
+
+// PolyLimitShare is the largest angle between a path's direction at its
+// largest R and its computed limit u(q_k), as a share of the angle Δ
+// between the two limits, for which ZD-PT holds: then the two directions
+// are at least Δ(1 − 2·¼) = Δ/2 apart (triangle inequality), bounded away
+// from 0 by a computed amount. The path approaches u(q) at rate O(1/R) (the
+// shift 1 − β in ℓ = (q − β + 1)^{−α} is an O(1/R) perturbation of Φ), so
+// at R ≥ 10⁴ the share is ~10⁻³ for the generated weightings. For an
+// exponential tail both paths tend to θ̂_MM and one of the two limits u(q_k)
+// is at least Δ/2 away from it: the share is then ≥ ½.
+const PolyLimitShare = 0.25
+
+// PolyTailLimits checks ZD-PT (ZD §6.1, App. C; Wang et al. 2022): for a
+// polynomially tailed loss ℓ(q) ~ q^{−α} the regularization path θ_R/R —
+// the limit of the GD direction (ZD Thm 8) — tends to the weight-dependent
+// u(q) = argmin_{‖u‖=1} Σ q_i⟨u, y_i x_i⟩^{−α} (numerics.PolyTailDirection),
+// so two weightings q1, q2 lead to directions Δ = ∠(u(q1), u(q2)) apart.
+// paths[k] are points θ_R of the path under weights q[k] (the largest R
+// last). The statistic is max_k ∠(θ_{R_max}(q_k), u(q_k))/Δ against
+// PolyLimitShare.
+func PolyTailLimits(data *dataset.Dataset, alpha float64, q [2][]float64, paths [2][]PathRay) Verdict {
+	if err := data.ValidateBinary(); err != nil {
+		return invalid(err)
+	}
+	z := signedRows(data)
+	var u [2][]float64
+	for k := range q {
+		if len(paths[k]) == 0 {
+			return Undecided("no path under weighting %d", k+1)
+		}
+		pd, err := numerics.PolyTailDirection(z, q[k], alpha)
+		if errors.Is(err, numerics.ErrNotSeparable) {
+			return Assumption("the data are not linearly separable: %v", err)
+		}
+		if err != nil {
+			return Undecided("poly-tail limit: %v", err)
+		}
+		u[k] = pd.U
+	}
+	delta := angleBetween(u[0], u[1])
+	// Below 1e-6 rad the two limits cannot be told apart from the paths'
+	// O(1/R) distance to them.
+	if !(delta > 1e-6) {
+		return Undecided("the two weightings have the same limit (∠ = %.2g): draw weights further apart", delta)
+	}
+	var off [2]float64
+	for k := range paths {
+		off[k] = angleBetween(paths[k][len(paths[k])-1].ThetaR, u[k])
+	}
+	last0, last1 := paths[0][len(paths[0])-1], paths[1][len(paths[1])-1]
+	between := angleBetween(last0.ThetaR, last1.ThetaR)
+	first := angleBetween(paths[0][0].ThetaR, paths[1][0].ThetaR)
+	return Compare(math.Max(off[0], off[1])/delta, PolyLimitShare, fmt.Sprintf(
+		"limits u(q1), u(q2) %.4g rad apart; paths at R = %.3g are %.3g, %.3g rad from them; ∠ between the two paths %.4g (R = %.3g) → %.4g (R = %.3g)",
+		delta, last0.R, off[0], off[1], first, paths[0][0].R, between, last0.R))
+}

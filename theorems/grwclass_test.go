@@ -1,0 +1,132 @@
+package theorems_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+func smallData(t *testing.T) (*dataset.Dataset, *numerics.SVM) {
+	d := &dataset.Dataset{N: 4, D: 2, X: []float64{1, 0, 0, 1, -2, 0, 1, -3}, Y: []float64{1, 1, -1, -1}}
+	sol, err := numerics.HardMarginSVM(mat.NewDense(4, 2, d.X), d.Y, nil)
+	require.NoError(t, err)
+	return d, sol
+}
+
+// exactRun is θ(T) = ŵ log T + r₀ + extra(log T)·u, u a fixed unit vector
+// orthogonal to ŵ.
+func exactRun(sol *numerics.SVM, extra func(logT float64) float64) *train.Trajectory {
+	u := []float64{-sol.W[1], sol.W[0]}
+	floats.Scale(1/floats.Norm(u, 2), u)
+	tr := &train.Trajectory{Degree: 1}
+	for k := 1; k <= 40; k++ {
+		logT := 0.25 * float64(k)
+		e := extra(logT)
+		th := []float64{sol.W[0]*logT + 0.3 + e*u[0], sol.W[1]*logT - 0.2 + e*u[1]}
+		tr.Records = append(tr.Records, train.Record{Step: k, LogT: logT, Theta: th, Weights: []float64{0.25, 0.25, 0.25, 0.25}})
+	}
+	tr.Theta = tr.Records[len(tr.Records)-1].Theta
+	return tr
+}
+
+// TestGRWDirectionExact: the exact asymptotic form holds for ZD-T7, XY-P1
+// and ZD-T8; a tangential drift like T^{1/2} (a polynomial tail's
+// direction error) is violated.
+func TestGRWDirectionExact(t *testing.T) {
+	d, sol := smallData(t)
+	good := exactRun(sol, func(float64) float64 { return 0 })
+	assert.Equal(t, theorems.Holds, theorems.GRWDirection(d, good).Status)
+	assert.Equal(t, theorems.Holds, theorems.IWDirection(d, []float64{1, 2, 3, 4}, good).Status)
+	bad := exactRun(sol, func(logT float64) float64 { return math.Exp(logT / 2) })
+	v := theorems.GRWDirection(d, bad)
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	v = theorems.IWDirection(d, []float64{1, 2, 3, 4}, bad)
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	// The path: θ_R = R·θ̂_MM + bounded offset holds; a path with another
+	// direction grows like R.
+	dir := sol.Direction()
+	var okPath, badPath []theorems.PathRay
+	for _, r := range []float64{1, 10, 100, 1000, 1e4} {
+		a := []float64{r*dir[0] + 0.1, r*dir[1] - 0.2}
+		b := []float64{r*dir[0] + 0.1*r, r * dir[1]}
+		okPath = append(okPath, theorems.PathRay{R: r, ThetaR: a})
+		badPath = append(badPath, theorems.PathRay{R: r, ThetaR: b})
+	}
+	assert.Equal(t, theorems.Holds, theorems.PathAgreement(d, good, okPath, nil).Status)
+	assert.Equal(t, theorems.Violated, theorems.PathAgreement(d, good, badPath, nil).Status)
+	// Not linear, not separable.
+	tr := exactRun(sol, func(float64) float64 { return 0 })
+	tr.Degree = 2
+	assert.Equal(t, theorems.AssumptionFailed, theorems.GRWDirection(d, tr).Status)
+	ns := &dataset.Dataset{N: 2, D: 1, X: []float64{1, 1}, Y: []float64{1, -1}}
+	assert.Equal(t, theorems.AssumptionFailed, theorems.GRWDirection(ns, exactRun(&numerics.SVM{W: []float64{1, 0}}, func(float64) float64 { return 0 })).Status)
+}
+
+// TestPolyTailLimitsExact: paths sitting at the computed limits hold;
+// paths at θ̂_MM (an exponential tail's) are violated; equal weightings
+// cannot decide.
+func TestPolyTailLimitsExact(t *testing.T) {
+	d, sol := smallData(t)
+	z := mat.NewDense(4, 2, nil)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 2; j++ {
+			z.Set(i, j, d.Y[i]*d.X[2*i+j])
+		}
+	}
+	q := [2][]float64{{1, 1, 1, 1}, {4, 1, 0.5, 2}}
+	var at, mm [2][]theorems.PathRay
+	for k := range q {
+		pd, err := numerics.PolyTailDirection(z, q[k], 1)
+		require.NoError(t, err)
+		at[k] = []theorems.PathRay{{R: 1e4, ThetaR: pd.U}}
+		mm[k] = []theorems.PathRay{{R: 1e4, ThetaR: sol.Direction()}}
+	}
+	v := theorems.PolyTailLimits(d, 1, q, at)
+	assert.Equal(t, theorems.Holds, v.Status, v.String())
+	v = theorems.PolyTailLimits(d, 1, q, mm)
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	assert.Equal(t, theorems.Inconclusive, theorems.PolyTailLimits(d, 1, [2][]float64{q[0], q[0]}, at).Status)
+}
+
+func TestKLHelpers(t *testing.T) {
+	assert.InDelta(t, 0, theorems.KLDivergence([]float64{1, 2}, []float64{2, 4}), 1e-15)
+	assert.InDelta(t, 0.5*math.Log(0.5/0.25)+0.5*math.Log(0.5/0.75), theorems.KLDivergence([]float64{1, 1}, []float64{1, 3}), 1e-15)
+	assert.True(t, math.IsInf(theorems.KLDivergence([]float64{1, 1}, []float64{1, 0}), 1))
+	c, n := theorems.KLOrdering([]float64{0.1, 0.5, 0.3}, []float64{0.2, 0.4, 0.3}, []float64{1, 1, 1}, []float64{2, 3, 4})
+	assert.Equal(t, 1, c)
+	assert.Equal(t, 2, n)
+}
+
+// TestIWMarginBound: the bound is monotone in its ingredients, the binomial
+// allowance at 10 trials and δ = 0.1 is 5 failures, and error 1 against a
+// tight bound is a violation.
+func TestIWMarginBound(t *testing.T) {
+	m := []float64{0.5, 1, 1.5, 2, -0.1}
+	eta := []float64{1, 1, 1, 1, 1}
+	b1, g1 := theorems.IWBoundValue(m, eta, 0.2, 3, 0.1, false)
+	b2, _ := theorems.IWBoundValue(m, eta, 0.5, 3, 0.1, false)
+	bs, _ := theorems.IWBoundValue(m, eta, 0.2, 3, 0.1, true)
+	assert.Greater(t, b2, b1)
+	assert.Less(t, bs, b1)
+	assert.Greater(t, g1, 0.0)
+	trial := func(e float64) theorems.IWTrial {
+		return theorems.IWTrial{Margins: m, Eta: eta, TestError: e, TestN: 1 << 30}
+	}
+	var ok, bad []theorems.IWTrial
+	for i := 0; i < 10; i++ {
+		ok, bad = append(ok, trial(0)), append(bad, trial(b1+0.5))
+	}
+	v := theorems.IWMarginBound(ok, 0.2, 3, 0.1)
+	assert.Equal(t, theorems.Holds, v.Status)
+	assert.Equal(t, 5.0, v.Bound)
+	assert.Equal(t, theorems.Violated, theorems.IWMarginBound(bad, 0.2, 3, 0.1).Status)
+}
