@@ -11,9 +11,10 @@ import (
 
 // Entries run with a user's loss (`implicitbias loss FORMULA --run`, issue
 // of section G): the margin-dynamics claims of LL App. A, which need only
-// the hypotheses (B3), (B4) on the loss, rebuilt with the loss in place of
-// the built-in exponential and logistic ones, each with its negative
-// controls.
+// the hypotheses (B3), (B4) on the loss, and ZD-T7's GRW-direction
+// independence (ZD Thm 8's hypotheses and a tight exponential tail),
+// rebuilt with the loss in place of the built-in ones, each with its
+// negative controls.
 
 // lossEntryBuilders build the entries that take a loss name.
 var lossEntryBuilders = map[string]func(loss string) Entry{
@@ -54,6 +55,23 @@ var lossEntryBuilders = map[string]func(loss string) Entry{
 		return Entry{Cases: 20,
 			Claims:   []Property{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
 			Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
+		}
+	},
+	"ZD-T7": func(loss string) Entry {
+		direction := func(c ClassCase) theorems.Verdict {
+			data, tr, err := c.Run(classSteps())
+			if err != nil {
+				return buildFailed(err)
+			}
+			return theorems.GRWDirection(data, tr)
+		}
+		return Entry{Cases: 8,
+			Claims: []Property{{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
+				Check: func(x any) theorems.Verdict { return direction(x.(ClassCase)) }}},
+			Controls: []Property{polyControl(func() Property {
+				return Property{Gen: GenClassNamed(true, loss, allGRWSchemes()),
+					Check: func(x any) theorems.Verdict { return direction(x.(ClassCase).WithLoss(LossPoly)) }}
+			})},
 		}
 	},
 	"LL-4.3": func(loss string) Entry {

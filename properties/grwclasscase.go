@@ -48,6 +48,9 @@ type ClassCase struct {
 	Param  float64
 	LogM   float64 // log M ∈ [log 2, log 10] of SchemeRandomIW
 	Seed   uint64
+	// LossName, when set, overrides Loss with any binary margin loss name
+	// (a user's "expr:…" loss: `implicitbias loss --run`).
+	LossName string
 }
 
 func (c ClassCase) n() int { return min(max(c.N, 2), 40) }
@@ -57,7 +60,12 @@ func (c ClassCase) d() int {
 	}
 	return 2 + max(c.Extra, 0)
 }
-func (c ClassCase) loss() string { return classLossNames[((c.Loss%3)+3)%3] }
+func (c ClassCase) loss() string {
+	if c.LossName != "" {
+		return c.LossName
+	}
+	return classLossNames[((c.Loss%3)+3)%3]
+}
 
 func (c ClassCase) schemeName() string {
 	if c.Scheme == SchemeRandomIW {
@@ -72,7 +80,7 @@ func (c ClassCase) String() string {
 }
 
 // WithLoss returns the case with another loss (same data, same scheme).
-func (c ClassCase) WithLoss(l int) ClassCase { c.Loss = l; return c }
+func (c ClassCase) WithLoss(l int) ClassCase { c.Loss, c.LossName = l, ""; return c }
 
 // Data draws the dataset: redrawn (deterministically) until it has a clear
 // support-vector gap (supportGapOK).
@@ -321,15 +329,25 @@ func allGRWSchemes() []int {
 // GenClass generates classification cases: independent inputs (D ≥ N) or
 // not, with the given losses and schemes.
 func GenClass(indep bool, lossIDs, schemes []int) gopter.Gen {
+	return genClass(indep, lossIDs, "", schemes)
+}
+
+// GenClassNamed generates cases with the named loss (any binary margin loss).
+func GenClassNamed(indep bool, loss string, schemes []int) gopter.Gen {
+	return genClass(indep, []int{LossLogistic}, loss, schemes)
+}
+
+func genClass(indep bool, lossIDs []int, lossName string, schemes []int) gopter.Gen {
 	return gen.Struct(reflect.TypeOf(ClassCase{}), map[string]gopter.Gen{
-		"N":      gen.IntRange(3, 8),
-		"Extra":  gen.IntRange(0, 3),
-		"Indep":  gen.Const(indep),
-		"Loss":   gen.OneConstOf(anys(lossIDs)...),
-		"Scheme": gen.OneConstOf(anys(schemes)...),
-		"Param":  gen.Float64Range(0, 1),
-		"LogM":   gen.Float64Range(math.Log(2), math.Log(10)),
-		"Seed":   gen.UInt64(),
+		"LossName": gen.Const(lossName),
+		"N":        gen.IntRange(3, 8),
+		"Extra":    gen.IntRange(0, 3),
+		"Indep":    gen.Const(indep),
+		"Loss":     gen.OneConstOf(anys(lossIDs)...),
+		"Scheme":   gen.OneConstOf(anys(schemes)...),
+		"Param":    gen.Float64Range(0, 1),
+		"LogM":     gen.Float64Range(math.Log(2), math.Log(10)),
+		"Seed":     gen.UInt64(),
 	})
 }
 

@@ -43,7 +43,7 @@ parentheses, exp log log1p expm1 sqrt abs, and 'if q < b then A else B'
   --evidence Q   sample up to |q| = Q (default 1e6)
   --run          then train with the loss: run the catalog entries that apply
                  to it and can be rebuilt with a user's loss (LL-A5, LL-5.1,
-                 LL-4.1, LL-4.3) on generated cases, with their negative
+                 LL-4.1, LL-4.3, ZD-T7) on generated cases, with their negative
                  controls, and print their table (exit 1 if one is violated)
   --seed N       seed of those cases (default 1)
 

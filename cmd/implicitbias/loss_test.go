@@ -178,7 +178,7 @@ func TestLossRun(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, id := range []string{"LL-A5", "LL-5.1", "LL-4.1", "LL-4.3"} {
+	for _, id := range []string{"LL-A5", "LL-5.1", "LL-4.1", "LL-4.3"} { // ZD-T7 needs ZD-smooth, which this loss fails (ℓ″ unbounded as q → −∞)
 		if !strings.Contains(out, id+" ") {
 			t.Errorf("entry %s not run:\n%s", id, out)
 		}
