@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -84,8 +85,9 @@ func unitVector(r *rand.Rand, d int) []float64 {
 // q^∞ + (q⁰ − q^∞)·r^t with q⁰_i, q^∞_i drawn from [1, 4] (so min q > 0
 // and the limit is far from uniform), r = 0.995. Its weights do not depend
 // on the losses, so the network and its linearization see the same q^{(t)}
-// (as ZD Lemma 5 asks). qmax is sup_t max_i q_i^{(t)}.
-func a1Schedule(seed uint64, n int) (s *train.Schedule, qmax float64) {
+// (as ZD Lemma 5 asks). qmin and qmax are inf_t min_i q_i^{(t)} and
+// sup_t max_i q_i^{(t)}.
+func a1Schedule(seed uint64, n int) (s *train.Schedule, qmin, qmax float64) {
 	r := rand.New(rand.NewPCG(seed, 0x4131))
 	q0, qInf := make([]float64, n), make([]float64, n)
 	for i := range q0 {
@@ -98,10 +100,11 @@ func a1Schedule(seed uint64, n int) (s *train.Schedule, qmax float64) {
 			q[i] = qInf[i] + (q0[i]-qInf[i])*f
 		}
 	}
-	// Each q_i^{(t)} moves monotonically from q⁰_i to q^∞_i and the sum
-	// moves monotonically too, so q_i/Σq is largest at t = 0 or t → ∞.
+	// q_i^{(t)} and Σq are affine in f = r^t, so q_i/Σq is monotone in f
+	// and its extremes are at t = 0 or t → ∞.
+	qmin = math.Min(floats.Min(q0)/floats.Sum(q0), floats.Min(qInf)/floats.Sum(qInf))
 	qmax = math.Max(floats.Max(q0)/floats.Sum(q0), floats.Max(qInf)/floats.Sum(qInf))
-	return &train.Schedule{Label: "schedule-A1", At: at}, qmax
+	return &train.Schedule{Label: "schedule-A1", At: at}, qmin, qmax
 }
 
 // ntkTrace is the record of one training run: the outputs on the test
@@ -112,42 +115,68 @@ type ntkTrace struct {
 	theta []float64
 	risk  float64 // final ERM training risk (1/n)Σ ℓ(f(x_i), y_i)
 	steps int
+	// settled reports that the run ended by runOpts.settle.
+	settled bool
 }
 
 // at returns the test outputs at record k, the last one past the end (a
 // run that stopped early has converged and stays there).
 func (t *ntkTrace) at(k int) []float64 { return t.out[min(k, len(t.out)-1)] }
 
-// ntkRun trains model m from θ₀ with GD at step eta on loss l with the
-// weighting w (nil: ERM) and regularizer reg, for at most steps steps or
-// until log 𝓛 ≤ stopLog, recording the test outputs every `every` steps.
-func ntkRun(m models.Model, theta0 []float64, d ntkData, l losses.Loss, w train.Weighting, reg train.Regularizer, eta float64, steps, every int, stopLog float64) (*ntkTrace, error) {
-	obj, err := train.NewObjective(m, l, d.train)
+// runOpts say how ntkRun trains.
+type runOpts struct {
+	loss    losses.Loss
+	w       train.Weighting // nil: ERM
+	reg     train.Regularizer
+	eta     float64
+	steps   int     // at most
+	every   int     // records of the test outputs
+	stopLog float64 // stop once log 𝓛 ≤ stopLog (0: never)
+	// settle, when > 0, stops the run once drift(out, settleWindow) ≤
+	// settle: its test outputs have (by geometric extrapolation) at most
+	// settle left to move.
+	settle float64
+}
+
+// settleWindow is the window of the settle test, in records.
+const settleWindow = 50
+
+var errSettled = errors.New("settled")
+
+// ntkRun trains model m from θ₀ by GD and records the test outputs.
+func ntkRun(m models.Model, theta0 []float64, d ntkData, o runOpts) (*ntkTrace, error) {
+	obj, err := train.NewObjective(m, o.loss, d.train)
 	if err != nil {
 		return nil, err
 	}
-	obj.Reg = reg
+	obj.Reg = o.reg
+	w := o.w
 	if w == nil {
 		w = &train.ERM{}
 	}
-	opt, err := train.NewGD(eta)
+	opt, err := train.NewGD(o.eta)
 	if err != nil {
 		return nil, err
 	}
 	ws := m.NewWorkspace(d.m)
 	tr := &ntkTrace{}
 	theta := append([]float64(nil), theta0...)
+	every := o.every
 	_, err = train.Run(obj, opt, theta, train.Config{
-		Steps: steps, Every: every, StopLogLoss: stopLog, Weighting: w,
+		Steps: o.steps, Every: every, StopLogLoss: o.stopLog, Weighting: w,
 		Observe: func(r *train.Record, th []float64, _ *train.Eval) error {
+			tr.steps = r.Step
 			if r.Step%every == 0 {
 				tr.out = append(tr.out, append([]float64(nil), m.Forward(ws, th, d.test, d.m)...))
+				if o.settle > 0 && drift(tr.out, settleWindow) <= o.settle {
+					return errSettled
+				}
 			}
-			tr.steps = r.Step
 			return nil
 		},
 	})
-	if err != nil {
+	tr.settled = errors.Is(err, errSettled)
+	if err != nil && !tr.settled {
 		return nil, err
 	}
 	if tr.steps%every != 0 {
@@ -155,7 +184,7 @@ func ntkRun(m models.Model, theta0 []float64, d ntkData, l losses.Loss, w train.
 		tr.out = append(tr.out, append([]float64(nil), m.Forward(ws, theta, d.test, d.m)...))
 	}
 	tr.theta = theta
-	tr.risk = ermRisk(m, theta, d, l)
+	tr.risk = ermRisk(m, theta, d, o.loss)
 	return tr, nil
 }
 

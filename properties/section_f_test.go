@@ -74,3 +74,31 @@ func TestNTKSweepDeterministic(t *testing.T) {
 	runtime.GOMAXPROCS(prev)
 	assert.Equal(t, one, many)
 }
+
+func TestZD_T6_RegularizedWidthGap(t *testing.T) { claims(t, "ZD-T6", 1) }
+
+// A large μ must fail hypothesis (14) — a big training risk — and show a
+// big gap to ERM (reported; Lemma 18's bound at the budget ε is loose).
+func TestZD_T6_RegularizedWidthGap_NegativeControl(t *testing.T) {
+	controls(t, "ZD-T6", 1)
+	p := entry(t, "ZD-T6").Controls[0]
+	for _, c := range Sample(p.Gen, testSeed(t), 1) {
+		v := p.Check(c)
+		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
+		assert.Contains(t, v.Detail, "training risk below ε fails")
+		assert.Greater(t, v.Statistic, 0.1, "%v: the gap to ERM should be O(1): %v", c, v)
+	}
+}
+
+func TestZD_T9_SignAgreement(t *testing.T) { claims(t, "ZD-T9", 1) }
+
+// μ = 0.1 leaves a training risk near log 2 > 1/4: outside Thm 9.
+func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
+	controls(t, "ZD-T9", 1)
+	p := entry(t, "ZD-T9").Controls[0]
+	for _, c := range Sample(p.Gen, testSeed(t), 1) {
+		v := p.Check(c)
+		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
+		assert.Contains(t, v.Detail, "ε < 1/4 fails")
+	}
+}
