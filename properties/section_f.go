@@ -134,8 +134,8 @@ func GapFigure(runs []theorems.GapRun, what string) (theorems.Figure, bool) {
 		Series: []theorems.Series{
 			{Name: "sup_t |f_lin − f|", X: lx, Y: log10s(yl), Points: true},
 			{Name: "limsup |f_GRW − f_ERM|", X: lx, Y: log10s(yg), Points: true},
-			fitLine(fmt.Sprintf("fit %.2f", lin.Slope), lin, x),
-			fitLine(fmt.Sprintf("fit %.2f", grw.Slope), grw, x),
+			fitLine(fmt.Sprintf("fit to |f_lin − f|, slope %.2f", lin.Slope), lin, x),
+			fitLine(fmt.Sprintf("fit to |f_GRW − f_ERM|, slope %.2f", grw.Slope), grw, x),
 			refLine("slope −1/4", theorems.ApproximationExponent, x, yl),
 		},
 	}, true

@@ -219,8 +219,14 @@ func NTKConcentration(n int, widths []KernelWidth) Verdict {
 		if err != nil {
 			return invalid(err)
 		}
-		if !(kv.V > 0) {
-			return Undecided("width %d: the Gram matrices of all %d seeds are equal (variance 0): nothing to fit", w.Width, len(w.Grams))
+		// Equal matrices leave a variance of rounding only: each mean entry
+		// is within a few ulps, (4ε·max|Θ|)² per squared deviation.
+		var big float64
+		for _, v := range kv.Mean {
+			big = math.Max(big, math.Abs(v))
+		}
+		if round := float64(n*n) * math.Pow(4*0x1p-52*big, 2); !(kv.V > round) {
+			return Undecided("width %d: the Gram matrices of all %d seeds are equal (variance %.3g, at rounding level): nothing to fit", w.Width, len(w.Grams), kv.V)
 		}
 		x, y, se = append(x, float64(w.Width)), append(y, kv.V), append(se, kv.LogSE)
 		parts = append(parts, fmt.Sprintf("%d: %.3g", w.Width, kv.V))
@@ -657,8 +663,16 @@ func DeltaBound(R, gamma, M, qstar float64) float64 {
 	if !(R > 0) || !(gamma > 0) || !(qstar > 0) || qstar > 1 {
 		return math.NaN()
 	}
-	v := numerics.Log1pExp(-(R*gamma - M)) / qstar
-	zstar := -numerics.LogExpm1(v)
+	// In log domain: ℓ(Rγ − M) underflows for Rγ ≳ 745. With
+	// lv = log v, v = ℓ(Rγ − M)/q*: z* = −log(e^v − 1), and for tiny v
+	// log(e^v − 1) = log v + log(expm1(v)/v) = log v + v/2 + O(v²).
+	lv := numerics.LogLog1pExp(-(R*gamma - M)) - math.Log(qstar)
+	var zstar float64
+	if lv < -40 {
+		zstar = -(lv + math.Exp(lv)/2)
+	} else {
+		zstar = -numerics.LogExpm1(math.Exp(lv))
+	}
 	s := 1 - (zstar-M)/(R*gamma)
 	if s >= 1 {
 		return 2
