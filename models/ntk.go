@@ -531,6 +531,9 @@ type Linearized struct {
 	net      *NTK
 	theta0   []float64
 	zeroLast bool
+	// last: the parameters are only the output layer's (W^L, b^L), see
+	// LastLayerOnly.
+	last bool
 }
 
 // NewLinearized returns the linearization of net at theta0 (copied).
@@ -554,6 +557,37 @@ func NewLinearized(net *NTK, theta0 []float64) (*Linearized, error) {
 	return m, nil
 }
 
+// LastLayerOnly returns, when W₀^L = 0, the same linearization on the output
+// layer's parameters v = (W^L, b^L) alone (d_L + 1 of them):
+//
+//	f_lin(x; v) = f^{(0)}(x) + ⟨W^L, x₀^L(x)⟩/√d_L + β(b^L − b₀^L).
+//
+// Every other coordinate of ∇_θ f(x; θ₀) is 0 (ZD eq. 43), so GD on the full
+// θ leaves them at θ₀ and moves (W^L, b^L) exactly as GD on v does (a
+// regularizer centred at θ₀ adds nothing on them either): the same
+// trajectory, at O(n·d_L) per step instead of O(p) for the update of the
+// p − d_L − 1 coordinates that never move. Theta0 is still the full θ₀; the
+// model's own start is its output layer, LastLayer0.
+func (m *Linearized) LastLayerOnly() (*Linearized, error) {
+	if !m.zeroLast {
+		return nil, fmt.Errorf("models: %s: W₀^L ≠ 0, every layer's gradient is live", m)
+	}
+	return &Linearized{net: m.net, theta0: m.theta0, zeroLast: true, last: true}, nil
+}
+
+// LastLayer0 returns (W₀^L, b₀^L) (not a copy: do not modify).
+func (m *Linearized) LastLayer0() []float64 { return m.theta0[m.net.w[len(m.net.hidden)]:] }
+
+// outputLayer returns the views of W^L and b^L in theta (a full θ, or v
+// for a last-layer-only model).
+func (m *Linearized) outputLayer(theta []float64) (w, b []float64) {
+	if m.last {
+		d := m.net.dim(len(m.net.hidden))
+		return theta[:d], theta[d:]
+	}
+	return m.net.Layer(theta, len(m.net.hidden))
+}
+
 // Net returns the network.
 func (m *Linearized) Net() *NTK { return m.net }
 
@@ -566,22 +600,48 @@ func (m *Linearized) In() int { return m.net.in }
 // Out returns 1.
 func (m *Linearized) Out() int { return 1 }
 
-// NumParams returns the length of θ.
-func (m *Linearized) NumParams() int { return m.net.np }
+// NumParams returns the length of θ (d_L + 1 for a last-layer-only model).
+func (m *Linearized) NumParams() int {
+	if m.last {
+		return m.net.np - m.net.w[len(m.net.hidden)]
+	}
+	return m.net.np
+}
 
 // Degree reports that f_lin is not homogeneous (it is affine in θ).
 func (m *Linearized) Degree() Degree {
 	return Degree{Reason: "linearized network: affine in θ (ZD eq. 11)"}
 }
 
-// Blocks returns the network's blocks.
-func (m *Linearized) Blocks() []Block { return m.net.Blocks() }
+// Blocks returns the network's blocks (W^L and b^L for a last-layer-only
+// model).
+func (m *Linearized) Blocks() []Block {
+	bs := m.net.Blocks()
+	if m.last {
+		L := len(m.net.hidden)
+		d := m.net.dim(L)
+		return []Block{{Name: bs[2*L].Name, Offset: 0, Len: d}, {Name: bs[2*L+1].Name, Offset: d, Len: 1}}
+	}
+	return bs
+}
 
-// String returns "lin(SPEC)".
-func (m *Linearized) String() string { return "lin(" + m.net.spec + ")" }
+// String returns "lin(SPEC)", or "lin-last(SPEC)".
+func (m *Linearized) String() string {
+	if m.last {
+		return "lin-last(" + m.net.spec + ")"
+	}
+	return "lin(" + m.net.spec + ")"
+}
 
-// Init copies θ₀ into theta (the generator is not used).
-func (m *Linearized) Init(_ *rand.Rand, theta []float64) { copy(theta, m.theta0) }
+// Init copies θ₀ (or its output layer) into theta (the generator is not
+// used).
+func (m *Linearized) Init(_ *rand.Rand, theta []float64) {
+	if m.last {
+		copy(theta, m.LastLayer0())
+		return
+	}
+	copy(theta, m.theta0)
+}
 
 type linWorkspace struct {
 	m     *Linearized
@@ -648,8 +708,8 @@ func (m *Linearized) at0(ws *linWorkspace, x []float64, n int) {
 func (m *Linearized) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	ws := m.workspace(w, n)
 	net := m.net
-	if len(theta) != net.np {
-		panic(fmt.Sprintf("models: θ has %d entries, %s needs %d", len(theta), m, net.np))
+	if len(theta) != m.NumParams() {
+		panic(fmt.Sprintf("models: θ has %d entries, %s needs %d", len(theta), m, m.NumParams()))
 	}
 	m.at0(ws, x, n)
 	f0 := ws.base.out[:n]
@@ -657,7 +717,7 @@ func (m *Linearized) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	L := len(net.hidden)
 	if m.zeroLast {
 		dL := net.dim(L)
-		wL, bL := net.Layer(theta, L)
+		wL, bL := m.outputLayer(theta)
 		_, b0 := net.Layer(m.theta0, L)
 		linalg.MulAB(1, n, dL, wL, dL, ws.base.layerInput(L), n, out, n, false)
 		s, db := net.factor(L), net.beta*(bL[0]-b0[0])
@@ -714,8 +774,10 @@ func (m *Linearized) Backward(w Workspace, theta, gOut, grad []float64) {
 	net := m.net
 	L := len(net.hidden)
 	dL := net.dim(L)
-	gw, gb := net.Layer(grad, L)
-	clear(grad[:net.w[L]])
+	gw, gb := m.outputLayer(grad)
+	if !m.last {
+		clear(grad[:net.w[L]])
+	}
 	s := net.factor(L)
 	a := ws.base.ga[:n]
 	var sum float64

@@ -317,3 +317,40 @@ func BenchmarkNTKStep(b *testing.B) {
 		})
 	}
 }
+
+// TestLinearizedLastLayerOnly: with W₀^L = 0, GD-style updates of the
+// output layer alone give the same outputs and the same gradient
+// coordinates as the full linearization, bit for bit.
+func TestLinearizedLastLayerOnly(t *testing.T) {
+	net := mustNTK(t, "ntk:gelu:2x16")
+	theta0 := make([]float64, net.NumParams())
+	net.Init(rand.New(rand.NewPCG(4, 4)), theta0)
+	full, _ := NewLinearized(net, theta0)
+	last, err := full.LastLayerOnly()
+	require.NoError(t, err)
+	assert.Equal(t, 17, last.NumParams())
+	assert.Len(t, last.Blocks(), 2)
+	x := unitBall(rand.New(rand.NewPCG(5, 5)), 4, 3)
+	th := append([]float64(nil), theta0...)
+	v := make([]float64, last.NumParams())
+	last.Init(nil, v)
+	assert.Equal(t, theta0[len(theta0)-17:], v)
+	wsF, wsL := full.NewWorkspace(4), last.NewWorkspace(4)
+	g := []float64{1, -2, 0.5, 0.25}
+	gF, gL := make([]float64, len(th)), make([]float64, len(v))
+	for step := 0; step < 3; step++ {
+		assert.Equal(t, full.Forward(wsF, th, x, 4), last.Forward(wsL, v, x, 4))
+		full.Backward(wsF, th, g, gF)
+		last.Backward(wsL, v, g, gL)
+		assert.Equal(t, gF[len(th)-17:], gL)
+		for i := range v {
+			v[i] -= 0.1 * gL[i]
+			th[len(th)-17+i] -= 0.1 * gF[len(th)-17+i]
+		}
+	}
+	gauss := mustNTK(t, "ntk:gelu:2x16:gauss")
+	gauss.Init(rand.New(rand.NewPCG(4, 4)), theta0)
+	lg, _ := NewLinearized(gauss, theta0)
+	_, err = lg.LastLayerOnly()
+	assert.Error(t, err)
+}

@@ -98,9 +98,15 @@ func GenKernelSweep(bottleneck bool) gopter.Gen {
 	})
 }
 
+var kernelRuns memo[[]theorems.KernelWidth]
+
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
-// parallel.
+// parallel (cached per case and budget: the figures reuse them).
 func (c KernelSweepCase) Run() ([]theorems.KernelWidth, error) {
+	return kernelRuns.get(c.String()+"/"+RunBudget().String(), c.run)
+}
+
+func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
 	s := kernelSize()
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	out := make([]theorems.KernelWidth, len(s.widths))
@@ -241,18 +247,19 @@ func (c GapSweepCase) run() ([]theorems.GapRun, error) {
 	// Widest first, so that the longest jobs do not start last.
 	n := len(s.widths) * s.seeds
 	out := make([]theorems.GapRun, n)
+	have := make([]bool, n)
 	errs := make([]error, n)
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
 		seed := c.Init + uint64(j%s.seeds)
-		out[j], errs[j] = c.job(d, w, seed)
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() (theorems.GapRun, error) { return c.job(d, w, seed) })
 	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return out, incomplete(c.String(), have)
 }
 
 // job trains the four runs of one (width, seed): the network and its
@@ -267,7 +274,7 @@ func (c GapSweepCase) job(d ntkData, width int, seed uint64) (theorems.GapRun, e
 	lmin, lmax, gram := gramEigen(net, theta0, d)
 	wL, _ := net.Layer(theta0, net.Depth())
 	r := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax}
-	lin, err := models.NewLinearized(net, theta0)
+	lin, lin0, err := linModel(net, theta0)
 	if err != nil {
 		return r, err
 	}
@@ -287,11 +294,11 @@ func (c GapSweepCase) job(d ntkData, width int, seed uint64) (theorems.GapRun, e
 			if pair {
 				w, _, _ = c.schedule()
 			}
-			steps := gapSteps
+			steps, start := gapSteps, theta0
 			if i == 1 {
-				steps *= linStepsFactor
+				steps, start = steps*linStepsFactor, lin0
 			}
-			tr[i], err = ntkRun(m, theta0, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog})
+			tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog})
 			if err != nil {
 				return r, fmt.Errorf("%s seed %d: %w", m, seed, err)
 			}
@@ -333,6 +340,21 @@ func (c GapSweepCase) schedule() (s *train.Schedule, qmin, qmax float64) {
 	return s, 0, qmax * 4 / 3
 }
 
+// linModel returns the linearization of net at θ₀ to train and its start:
+// the output layer alone when W₀^L = 0 (models.Linearized.LastLayerOnly:
+// the same trajectory without updating the p − d_L − 1 coordinates that
+// never move), the whole θ otherwise.
+func linModel(net *models.NTK, theta0 []float64) (models.Model, []float64, error) {
+	lin, err := models.NewLinearized(net, theta0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if last, err := lin.LastLayerOnly(); err == nil {
+		return last, last.LastLayer0(), nil
+	}
+	return lin, theta0, nil
+}
+
 // kernelInterpolator returns f*(x) = f^{(0)}(x) + Θ^{(0)}(x, X)Θ^{(0)}(X, X)⁻¹
 // (y − f^{(0)}(X)) on the test points: the limit of every GRW on the
 // linearized network (ZD Cor. 15, the interpolator of ZD Thm 1 in the
@@ -369,17 +391,29 @@ func kernelInterpolator(net *models.NTK, theta0, gram []float64, d ntkData) ([]f
 	return out, nil
 }
 
+// sweepFailed is the verdict of a sweep that did not run: inconclusive
+// when other shards hold some of its jobs, assumption-failed (the case
+// does not build) otherwise.
+func sweepFailed(err error) theorems.Verdict {
+	if errors.Is(err, ErrSweepIncomplete) {
+		return theorems.Undecided("%v", err)
+	}
+	return buildFailed(err)
+}
+
 func (c GapSweepCase) check() theorems.Verdict {
 	runs, err := c.Run()
 	if err != nil {
-		return buildFailed(err)
+		return sweepFailed(err)
 	}
 	return theorems.NTKApproximation(runs)
 }
 
 // memo caches results by key; concurrent callers of one key wait for the
 // first computation. The cached values are shared: callers must not modify
-// them.
+// them. Errors are not kept: the next caller computes again (a sweep
+// incomplete on one shard may be complete once the store has the other
+// shards' jobs).
 type memo[T any] struct {
 	mu sync.Mutex
 	m  map[string]*memoEntry[T]
@@ -403,6 +437,13 @@ func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
 	}
 	c.mu.Unlock()
 	e.once.Do(func() { e.v, e.err = f() })
+	if e.err != nil {
+		c.mu.Lock()
+		if c.m[key] == e {
+			delete(c.m, key)
+		}
+		c.mu.Unlock()
+	}
 	return e.v, e.err
 }
 
@@ -487,10 +528,12 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	n := len(s.widths) * s.seeds
 	out := make([][]theorems.RegRun, n)
+	have := make([]bool, n)
 	errs := make([]error, n)
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
-		out[j], errs[j] = c.job(d, w, c.Init+uint64(j%s.seeds))
+		seed := c.Init + uint64(j%s.seeds)
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(d, w, seed) })
 	})
 	var all []theorems.RegRun
 	for j, err := range errs {
@@ -499,7 +542,7 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 		}
 		all = append(all, out[j]...)
 	}
-	return all, nil
+	return all, incomplete(c.String(), have)
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
@@ -516,7 +559,7 @@ func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun,
 	if err != nil {
 		return nil, err
 	}
-	lin, err := models.NewLinearized(net, theta0)
+	lin, lin0, err := linModel(net, theta0)
 	if err != nil {
 		return nil, err
 	}
@@ -538,12 +581,16 @@ func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun,
 		if c.Large {
 			r.Mu = g * qmax * lmax
 		}
-		reg := train.L2{Mu: r.Mu, Theta0: theta0}
 		eta := 1 / (qmax*lmax + r.Mu)
 		var tr [2]*ntkTrace
 		for i, m := range []models.Model{net, lin} {
 			w, _, _ := a1Schedule(c.Data, ntkN)
-			if tr[i], err = ntkRun(m, theta0, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regSteps, every: gapEvery, settle: regSettle}); err != nil {
+			start := theta0
+			if i == 1 {
+				start = lin0
+			}
+			reg := train.L2{Mu: r.Mu, Theta0: start}
+			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regSteps, every: gapEvery, settle: regSettle}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", m, seed, r.Mu, err)
 			}
 		}
@@ -608,7 +655,7 @@ func (c RegSweepCase) riskBudget() float64 {
 func (c RegSweepCase) check() theorems.Verdict {
 	runs, err := c.Run()
 	if err != nil {
-		return buildFailed(err)
+		return sweepFailed(err)
 	}
 	return theorems.RegularizedWidthGap(runs, c.riskBudget())
 }
@@ -687,10 +734,12 @@ func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 	d := makeNTKData(c.Data, ntkN, ntkD, signTest, true)
 	n := len(s.widths) * s.seeds
 	out := make([][]theorems.SignRun, n)
+	have := make([]bool, n)
 	errs := make([]error, n)
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
-		out[j], errs[j] = c.job(d, w, c.Init+uint64(j%s.seeds))
+		seed := c.Init + uint64(j%s.seeds)
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(d, w, seed) })
 	})
 	var all []theorems.SignRun
 	for j, err := range errs {
@@ -699,7 +748,7 @@ func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 		}
 		all = append(all, out[j]...)
 	}
-	return all, nil
+	return all, incomplete(c.String(), have)
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized
@@ -712,7 +761,7 @@ func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRu
 	theta0 := make([]float64, net.NumParams())
 	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), theta0)
 	_, lmax, gram := gramEigen(net, theta0, d)
-	lin, err := models.NewLinearized(net, theta0)
+	lin, lin0, err := linModel(net, theta0)
 	if err != nil {
 		return nil, err
 	}
@@ -757,17 +806,17 @@ func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRu
 	for _, mu := range c.grid() {
 		r := base
 		r.Mu = mu
-		reg := train.L2{Mu: mu, Theta0: theta0}
 		// The logistic loss is 1/4-smooth: η = 1/L of the objective.
 		eta := 1 / (qmax*lmax/4 + mu)
 		var tr [2]*ntkTrace
 		for i, mod := range []models.Model{net, lin} {
 			w, _, _ := a1Schedule(c.Data, ntkN)
-			settle := signSettleNet
+			settle, start := signSettleNet, theta0
 			if i == 1 {
-				settle = signSettleLin
+				settle, start = signSettleLin, lin0
 			}
-			if tr[i], err = ntkRun(mod, theta0, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signSteps, every: gapEvery, settle: settle}); err != nil {
+			reg := train.L2{Mu: mu, Theta0: start}
+			if tr[i], err = ntkRun(mod, start, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signSteps, every: gapEvery, settle: settle}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", mod, seed, mu, err)
 			}
 		}
@@ -778,8 +827,8 @@ func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRu
 		r.FReg = tr[0].at(len(tr[0].out))
 		r.FLin = tr[1].at(len(tr[1].out))
 		r.Risk = tr[0].risk
-		disp := make([]float64, len(theta0))
-		floats.SubTo(disp, tr[1].theta, theta0)
+		disp := make([]float64, len(lin0))
+		floats.SubTo(disp, tr[1].theta, lin0)
 		r.R = floats.Norm(disp, 2)
 		// ⟨θ̂_MM, θ_lin − θ₀⟩ = γ Σ_j α_j y_j (f_lin(x_j) − f^{(0)}(x_j)), since
 		// θ̂_MM = γ Σ_j α_j y_j ∇f^{(0)}(x_j) (γ = 1/‖w‖).
@@ -810,7 +859,7 @@ func testNorms(net *models.NTK, theta0 []float64, d ntkData) []float64 {
 func (c SignSweepCase) check() theorems.Verdict {
 	runs, err := c.Run()
 	if err != nil {
-		return buildFailed(err)
+		return sweepFailed(err)
 	}
 	return theorems.SignAgreement(runs)
 }

@@ -102,3 +102,28 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 		assert.Contains(t, v.Detail, "ε < 1/4 fails")
 	}
 }
+
+// TestSweepStoreShards: a sweep computed as two sweep shards through a store
+// equals the sweep computed in one piece, bit for bit; a shard alone is
+// incomplete.
+func TestSweepStoreShards(t *testing.T) {
+	defer func() { require.NoError(t, SetSweepStore("", 0, 0)) }()
+	c := Sample(GenGapSweep(gapClaim), 7, 1)[0].(GapSweepCase)
+	dir := t.TempDir()
+	require.NoError(t, SetSweepStore(dir, 0, 2))
+	_, err := c.run()
+	require.ErrorIs(t, err, ErrSweepIncomplete)
+	require.NoError(t, SetSweepStore(dir, 1, 2))
+	fromShards, err := c.run()
+	require.NoError(t, err)
+	require.NoError(t, SetSweepStore(dir, 0, 0))
+	fromStore, err := c.run()
+	require.NoError(t, err)
+	require.NoError(t, SetSweepStore("", 0, 0))
+	fresh, err := c.run()
+	require.NoError(t, err)
+	assert.Equal(t, fresh, fromShards)
+	assert.Equal(t, fresh, fromStore)
+	assert.Error(t, SetSweepStore("", 0, 2))
+	assert.Error(t, SetSweepStore(dir, 2, 2))
+}
