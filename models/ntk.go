@@ -788,3 +788,12 @@ func (m *Linearized) Backward(w Workspace, theta, gOut, grad []float64) {
 	linalg.MulABt(1, dL, n, a, n, ws.base.layerInput(L), n, gw, dL, false)
 	gb[0] = net.beta * sum
 }
+
+// ParseModel builds the model a spec names: an NTK network for "ntk:…"
+// specs (NTKGrammar), a Network (Parse, SpecGrammar) otherwise.
+func ParseModel(spec string, in int) (Model, error) {
+	if strings.HasPrefix(spec, "ntk:") {
+		return ParseNTK(spec, in)
+	}
+	return Parse(spec, in)
+}

@@ -11,8 +11,10 @@ import (
 )
 
 // NTKParts lists the parts WriteNTKReport knows: the claims of ZD-L3,
-// ZD-T4/L5, ZD-T6, ZD-T9 and the Gaussian-last-layer control of ZD-T4/L5.
-var NTKParts = []string{"L3", "T4", "T4-gauss", "T6", "T9"}
+// ZD-T4/L5, ZD-T6, ZD-T9, the controls of ZD-T4/L5 (Gaussian last layer,
+// a zero GRW weight) and the mean-field network (not an entry's case: a
+// finding of docs/ntk.md).
+var NTKParts = []string{"L3", "T4", "T4-gauss", "T4-zero", "T4-meanfield", "T6", "T9"}
 
 // WriteNTKReport runs one part of section F at the run budget on the case
 // that `verify --seed seed` checks first (the same sweep, so the numbers are
@@ -37,11 +39,8 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKConcentration(ntkN, ws))
 		return kernelFigures(seed, Quick), nil
-	case "T4", "T4-gauss":
-		kind := gapClaim
-		if part == "T4-gauss" {
-			kind = gapGaussian
-		}
+	case "T4", "T4-gauss", "T4-zero", "T4-meanfield":
+		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-meanfield": gapMeanField}[part]
 		c := Sample(GenGapSweep(kind), seed, 1)[0].(GapSweepCase)
 		runs, err := c.Run()
 		if err != nil {
@@ -60,8 +59,13 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		if !ok {
 			return nil, nil
 		}
-		if kind == gapGaussian {
+		switch kind {
+		case gapGaussian:
 			f.Name, f.Title = "gap-gauss", "ZD-T4/L5 control: Gaussian last layer"
+		case gapZeroWeight:
+			f.Name, f.Title = "gap-zero-weight", "ZD-T4/L5 control: a GRW weight of 0"
+		case gapMeanField:
+			f.Name, f.Title = "gap-meanfield", "Mean-field output scaling"
 		}
 		return []theorems.Figure{f}, nil
 	case "T6":

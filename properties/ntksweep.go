@@ -148,7 +148,7 @@ const (
 	gapClaim      = iota // ZD eq. (8)–(9), a GRW meeting Assumption 1
 	gapGaussian          // Gaussian last layer (ZD App. E): assumption-failed
 	gapZeroWeight        // a GRW weight of 0 (Assumption 1's min q > 0 dropped)
-	gapMeanField         // mean-field output scaling: leaves the linear regime
+	gapMeanField         // mean-field output scaling (docs/ntk.md, no entry): leaves the linear regime
 )
 
 // GapSweepCase is a ZD-T4/L5 case: activation, data and initialization
@@ -175,9 +175,10 @@ const (
 	gapStopLog     = -46.0517 // log 1e-20
 )
 
-// gapSize is the sweep at the run budget: one hidden layer up to width 2048
-// (cheap: (d+2)·d̃ parameters) for the quick budget, two hidden layers up to
-// 4096 (16.8M parameters) for the long one.
+// size is the sweep at the run budget: one hidden layer up to width 512
+// (cheap: (d+2)·d̃ parameters) and three seeds for the quick budget, two
+// hidden layers up to 4096 (16.8M parameters) and three seeds for the long
+// one.
 func (c GapSweepCase) size() (depth int, s sweepSize) {
 	if c.Kind == gapMeanField {
 		if long() {

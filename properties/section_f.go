@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -35,12 +36,14 @@ func init() {
 			Gen: GenRegSweep(false), Check: func(x any) theorems.Verdict { return x.(RegSweepCase).check() }}},
 		Controls: []Property{{Name: "large μ = 100·q_max λ_max", Drops: "small-mu",
 			Gen: GenRegSweep(true), Check: func(x any) theorems.Verdict { return x.(RegSweepCase).check() }}},
+		Figures: regFigures,
 	})
 	register(Entry{Info: theorems.Info{ID: "ZD-T9"}, Cases: 1, Sweep: true,
 		Claims: []Property{{Name: "logistic, A1 schedule + (μ/2)‖θ − θ₀‖² (μ = 1e-3; 1e-4 too under the long budget), against the kernel SVM's f_MM",
 			Gen: GenSignSweep(false), Check: func(x any) theorems.Verdict { return x.(SignSweepCase).check() }}},
 		Controls: []Property{{Name: "large μ = 0.1 (training risk above 1/4)", Drops: "small-risk",
 			Gen: GenSignSweep(true), Check: func(x any) theorems.Verdict { return x.(SignSweepCase).check() }}},
+		Figures: signFigures,
 	})
 }
 
@@ -139,6 +142,91 @@ func GapFigure(runs []theorems.GapRun, what string) (theorems.Figure, bool) {
 			refLine("slope −1/4", theorems.ApproximationExponent, x, yl),
 		},
 	}, true
+}
+
+// scalingFigure is a log-log plot of groups of (width, gap) points with a
+// fitted line per group and a line of slope −1/4 through the first group.
+func scalingFigure(name, title, caption string, groups []string, x, y map[string][]float64) (theorems.Figure, bool) {
+	f := theorems.Figure{Name: name, Title: title, XLabel: "log10 width", YLabel: "log10 gap"}
+	var fits []string
+	for _, g := range groups {
+		fit, err := theorems.FitLogLog(x[g], y[g], nil)
+		if err != nil {
+			return f, false
+		}
+		f.Series = append(f.Series, theorems.Series{Name: g, X: log10s(x[g]), Y: log10s(y[g]), Points: true},
+			fitLine(fmt.Sprintf("fit, slope %.2f", fit.Slope), fit, x[g]))
+		fits = append(fits, fmt.Sprintf("%s %s", g, fit))
+	}
+	f.Series = append(f.Series, refLine("slope −1/4", theorems.ApproximationExponent, x[groups[0]], y[groups[0]]))
+	f.Caption = caption + " Fitted slopes: " + strings.Join(fits, "; ") + "."
+	return f, true
+}
+
+// regFigures draws ZD-T6's approximation gaps against the width: Lemma 16
+// for each μ and Lemma 5 (|f_ERM − f*|).
+func regFigures(seed int64, _ Budget) []theorems.Figure {
+	c := Sample(GenRegSweep(false), seed, 1)[0].(RegSweepCase)
+	runs, err := c.Run()
+	if err != nil {
+		return nil
+	}
+	x, y := map[string][]float64{}, map[string][]float64{}
+	var groups []string
+	add := func(g string, w int, v float64) {
+		if _, ok := x[g]; !ok {
+			groups = append(groups, g)
+		}
+		x[g], y[g] = append(x[g], float64(w)), append(y[g], v)
+	}
+	for _, r := range runs {
+		if r.C == runs[0].C {
+			add("|f_ERM − f*|", r.Width, r.ERMGap)
+		}
+		add(fmt.Sprintf("sup|f_reg − f_linreg|, μ = %g·q_min λ_min", r.C), r.Width, r.ApproxGap)
+	}
+	f, ok := scalingFigure("approximation", "ZD-T6: approximation gaps against the width", c.String()+".", groups, x, y)
+	if !ok {
+		return nil
+	}
+	return []theorems.Figure{f}
+}
+
+// signFigures draws ZD-T9's approximation gap (Lemma 16, logistic) against
+// the width and the network's agreement with f_MM on all test points.
+func signFigures(seed int64, _ Budget) []theorems.Figure {
+	c := Sample(GenSignSweep(false), seed, 1)[0].(SignSweepCase)
+	runs, err := c.Run()
+	if err != nil {
+		return nil
+	}
+	x, y := map[string][]float64{}, map[string][]float64{}
+	ax, ay := map[string][]float64{}, map[string][]float64{}
+	var groups []string
+	for _, r := range runs {
+		g := fmt.Sprintf("μ = %g", r.Mu)
+		if _, ok := x[g]; !ok {
+			groups = append(groups, g)
+		}
+		x[g], y[g] = append(x[g], float64(r.Width)), append(y[g], r.ApproxGap)
+		k := 0
+		for i := range r.FMM {
+			if r.FReg[i]*r.FMM[i] > 0 {
+				k++
+			}
+		}
+		ax[g], ay[g] = append(ax[g], math.Log10(float64(r.Width))), append(ay[g], float64(k)/float64(len(r.FMM)))
+	}
+	f, ok := scalingFigure("approximation", "ZD-T9: sup|f_reg − f_linreg| against the width (logistic)", c.String()+".", groups, x, y)
+	if !ok {
+		return nil
+	}
+	agree := theorems.Figure{Name: "agreement", Title: "ZD-T9: sign agreement with f_MM", XLabel: "log10 width", YLabel: "share of test points",
+		Caption: "Share of the test points where the regularized network has the sign of the max-margin linearized network f_MM, " + c.String() + "."}
+	for _, g := range groups {
+		agree.Series = append(agree.Series, theorems.Series{Name: g, X: ax[g], Y: ay[g], Points: true})
+	}
+	return []theorems.Figure{f, agree}
 }
 
 func log10s(v []float64) []float64 {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"math"
 	"runtime"
 	"testing"
 
@@ -126,4 +127,35 @@ func TestSweepStoreShards(t *testing.T) {
 	assert.Equal(t, fresh, fromStore)
 	assert.Error(t, SetSweepStore("", 0, 2))
 	assert.Error(t, SetSweepStore(dir, 2, 2))
+}
+
+// TestNTKFigures: the section's figure builders on synthetic sweeps (the
+// entries' Figures run the same builders on the cached sweeps).
+func TestNTKFigures(t *testing.T) {
+	var runs []theorems.GapRun
+	x, y := map[string][]float64{}, map[string][]float64{}
+	for _, w := range []int{32, 64, 128} {
+		for s := 0; s < 2; s++ {
+			g := 1 / math.Sqrt(float64(w)) * (1 + 0.1*float64(s))
+			runs = append(runs, theorems.GapRun{Width: w, Seed: uint64(s), LinGap: g, GRWGap: g / 10})
+			x["a"], y["a"] = append(x["a"], float64(w)), append(y["a"], g)
+		}
+	}
+	f, ok := GapFigure(runs, "synthetic")
+	require.True(t, ok)
+	require.Len(t, f.Series, 5)
+	for _, s := range f.Series {
+		require.Len(t, s.Y, len(s.X), s.Name)
+		for _, v := range s.Y {
+			require.False(t, math.IsNaN(v) || math.IsInf(v, 0), s.Name)
+		}
+	}
+	// The fitted line of sup|f_lin − f| has slope −1/2 in log10 units too.
+	fit := f.Series[2]
+	assert.InDelta(t, -0.5, (fit.Y[1]-fit.Y[0])/(fit.X[1]-fit.X[0]), 0.05)
+	g, ok := scalingFigure("s", "t", "c.", []string{"a"}, x, y)
+	require.True(t, ok)
+	assert.Len(t, g.Series, 3)
+	_, ok = GapFigure(runs[:2], "one width")
+	assert.False(t, ok)
 }

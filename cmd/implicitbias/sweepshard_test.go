@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -40,4 +41,18 @@ func TestSweepShards(t *testing.T) {
 		code, _, _ := runCLI(append([]string{"verify", "--only", "LL-B2a"}, args...)...)
 		assert.Equal(t, exitUsage, code, "%v", args)
 	}
+}
+
+// TestTrainNTK: train takes ntk: specs (squared loss, L2 centred at θ₀).
+func TestTrainNTK(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "reg.csv")
+	require.NoError(t, os.WriteFile(p, []byte("0.5,1,0\n-0.25,0,1\n1,0.6,0.8\n"), 0o644))
+	code, out, errOut := runCLI("train", "--data", p, "--model", "ntk:tanh:2x32", "--loss", "squared", "--lr", "1", "--steps", "200", "--l2", "1e-4")
+	require.Equal(t, exitOK, code, errOut)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Less(t, res["log_loss"].(float64), -5.0, out)
+	code, _, errOut = runCLI("train", "--data", p, "--model", "ntk:tanh:2x32:beta=0", "--loss", "squared")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "β must be")
 }
