@@ -186,10 +186,12 @@ func (c GapSweepCase) size() (depth int, s sweepSize) {
 		}
 		return 1, sweepSize{widthsFrom(32, 256), 3}
 	}
-	if c.Kind == gapGaussian && long() {
-		// Assumption-failed whatever the sizes; the long budget measures
-		// the gaps (docs/ntk.md) up to 1024, where the full tangent pass of
-		// its linearization (W^L ≠ 0) costs as much as the network's.
+	if (c.Kind == gapGaussian || c.Kind == gapZeroWeight) && long() {
+		// The controls stop at 1024 under the long budget: the Gaussian
+		// one is assumption-failed whatever the sizes (the gaps are
+		// measured anyway, docs/ntk.md; the full tangent pass of its
+		// linearization, W^L ≠ 0, costs as much as the network's), and the
+		// zero weight's O(1) gap is flat from the smallest widths on.
 		return 2, sweepSize{widthsFrom(32, 1024), 3}
 	}
 	if long() {
@@ -336,9 +338,10 @@ func (c GapSweepCase) schedule() (s *train.Schedule, qmin, qmax float64) {
 		at(t, q)
 		q[0] = 0
 	}
-	// Dropping q_0 raises the others' share by at most 1/(1 − q_0^max) ≤
-	// 4/3 (q_0 ≤ 4/(4 + 5·1) of the sum).
-	return s, 0, qmax * 4 / 3
+	// Dropping q_0 raises the others' share q_i/Σq to q_i/(Σq − q_0), by at
+	// most 1/(1 − q_0/Σq) ≤ 9/5: the raw weights are in [1, 4], so
+	// q_0/Σq ≤ 4/(4 + 5·1).
+	return s, 0, qmax * 9 / 5
 }
 
 // linModel returns the linearization of net at θ₀ to train and its start:
