@@ -27,6 +27,10 @@ const (
 	Tanh
 	// Softplus is log(1 + e^z): not homogeneous (negative control).
 	Softplus
+	// GELU is z·Φ(z), Φ the standard normal distribution function (the
+	// exact GELU, not its tanh approximation): not homogeneous; smooth, with
+	// σ and σ′ Lipschitz (ZD Assumption 2).
+	GELU
 )
 
 // Activation is an elementwise activation σ with its parameters.
@@ -43,6 +47,7 @@ var (
 	ActIdentity  = Activation{Kind: Identity}
 	ActTanh      = Activation{Kind: Tanh}
 	ActSoftplus  = Activation{Kind: Softplus}
+	ActGELU      = Activation{Kind: GELU}
 )
 
 // ActLeaky returns LeakyReLU with slope alpha.
@@ -53,7 +58,7 @@ func ActReLUPow(k int) Activation { return Activation{Kind: ReLUPow, Power: k} }
 
 // ParseActivation reads the spec spelling of an activation: relu, lrelu
 // (α = 0.1) or lrelu<α> (e.g. lrelu0.2), relu<k> (ReLU^k, e.g. relu3), quad,
-// id, tanh, softplus.
+// id, tanh, softplus, gelu.
 func ParseActivation(s string) (Activation, error) {
 	switch s {
 	case "relu":
@@ -66,6 +71,8 @@ func ParseActivation(s string) (Activation, error) {
 		return ActTanh, nil
 	case "softplus":
 		return ActSoftplus, nil
+	case "gelu":
+		return ActGELU, nil
 	case "lrelu":
 		return ActLeaky(0.1), nil
 	}
@@ -86,14 +93,14 @@ func ParseActivation(s string) (Activation, error) {
 		}
 		return ActReLUPow(k), nil
 	}
-	return Activation{}, fmt.Errorf("unknown activation %q (want relu, lrelu[α], relu<k>, quad, id, tanh, softplus)", s)
+	return Activation{}, fmt.Errorf("unknown activation %q (want relu, lrelu[α], relu<k>, quad, id, tanh, softplus, gelu)", s)
 }
 
 // validate returns an error unless a is an activation ParseActivation can
 // read back from a.String().
 func (a Activation) validate() error {
 	switch a.Kind {
-	case ReLU, Quadratic, Identity, Tanh, Softplus:
+	case ReLU, Quadratic, Identity, Tanh, Softplus, GELU:
 		return nil
 	case LeakyReLU:
 		if a.Alpha > 0 && a.Alpha < 1 {
@@ -126,6 +133,8 @@ func (a Activation) String() string {
 		return "tanh"
 	case Softplus:
 		return "softplus"
+	case GELU:
+		return "gelu"
 	}
 	return "unknown"
 }
@@ -224,6 +233,16 @@ func (a Activation) apply(dst, dd, z []float64) {
 			dst[i] = math.Max(v, 0) + math.Log1p(math.Exp(-math.Abs(v)))
 			if dd != nil {
 				dd[i] = 1 / (1 + math.Exp(-v))
+			}
+		}
+	case GELU:
+		for i, v := range z {
+			// σ = zΦ(z) with Φ(z) = ½erfc(−z/√2) (no cancellation for
+			// z < 0); σ′ = Φ(z) + zφ(z), φ(z) = e^{−z²/2}/√(2π).
+			p := 0.5 * math.Erfc(-v/math.Sqrt2)
+			dst[i] = v * p
+			if dd != nil {
+				dd[i] = p + v*math.Exp(-0.5*v*v)/math.Sqrt(2*math.Pi)
 			}
 		}
 	default:

@@ -187,3 +187,41 @@ func TestParseActivation(t *testing.T) {
 	assert.Equal(t, "unknown", Activation{Kind: ActKind(99)}.String())
 	assert.Panics(t, func() { Activation{Kind: ActKind(99)}.apply(make([]float64, 1), nil, []float64{1}) })
 }
+
+// TestGELUValues checks the exact GELU σ(z) = zΦ(z) and σ′(z) = Φ(z) + zφ(z)
+// against values computed by mpmath with 40 digits (ncdf, npdf), and σ′
+// against central differences; the spelling round-trips and GELU is neither
+// homogeneous nor kinked.
+func TestGELUValues(t *testing.T) {
+	want := []float64{-0.04550026389635841440056527, -0.1542687693629934481811477, 0, 0.3457312306370065518188523, 1.954499736103641585599435}
+	wantD := []float64{-0.08523180107819689670084576, 0.1325048753438371574749552, 0.5, 0.8674951246561628425250448, 1.085231801078196896700846}
+	dst := make([]float64, len(actPoints))
+	dd := make([]float64, len(actPoints))
+	ActGELU.apply(dst, dd, actPoints)
+	for i, z := range actPoints {
+		// erfc and exp are within an ulp or two; the products add one
+		// rounding each.
+		assert.True(t, scalar.EqualWithinAbsOrRel(dst[i], want[i], 1e-16, 1e-15), "gelu(%g) = %v, want %v", z, dst[i], want[i])
+		assert.True(t, scalar.EqualWithinAbsOrRel(dd[i], wantD[i], 1e-16, 1e-15), "gelu'(%g) = %v, want %v", z, dd[i], wantD[i])
+	}
+	const h = 1e-5
+	for _, z := range []float64{-3.1, -1.3, -0.2, 0.3, 1.7, 4} {
+		var p, m, v, d [1]float64
+		ActGELU.apply(p[:], nil, []float64{z + h})
+		ActGELU.apply(m[:], nil, []float64{z - h})
+		ActGELU.apply(v[:], d[:], []float64{z})
+		assert.InDelta(t, (p[0]-m[0])/(2*h), d[0], 1e-8, "gelu'(%g)", z)
+	}
+	// Far tails: σ(−40) underflows to −0 (40·Φ(−40) ≈ 1e-348), σ(40) = 40.
+	ActGELU.apply(dst[:2], dd[:2], []float64{-40, 40})
+	assert.Equal(t, 0.0, dst[0])
+	assert.Equal(t, 40.0, dst[1])
+	assert.Equal(t, 1.0, dd[1])
+	back, err := ParseActivation("gelu")
+	require.NoError(t, err)
+	assert.Equal(t, ActGELU, back)
+	assert.Equal(t, "gelu", ActGELU.String())
+	_, ok := ActGELU.Degree()
+	assert.False(t, ok)
+	assert.False(t, ActGELU.kinked())
+}

@@ -19,7 +19,7 @@ BASE   = "linear"                         Φ = ⟨θ, x⟩, L = 1
                                           conv stages, dense hidden widths, C input channels
 CONV   = CH "c" K [ "s" S ] [ "-max" P | "-avg" P ]
                                           CH filters of width K, stride S, then pooling over P
-ACT    = relu | lrelu | lrelu<α> | relu<k> | quad | id | tanh | softplus
+ACT    = relu | lrelu | lrelu<α> | relu<k> | quad | id | tanh | softplus | gelu
 Examples: linear, linear/3, deeplinear:3, mlp:relu:2x16, mlp:relu2:3x8, mlp:quad:2x8,
           mlp:relu:3x8+bias, cnn:relu:4c3-max2,4c3-avg2:8, mlp:tanh:2x8`
 

@@ -37,6 +37,11 @@ type Entry struct {
 	// Figures, when set, draws the entry's own evidence (trajectories,
 	// scaling plots) for the report.
 	Figures func(seed int64, b Budget) []theorems.Figure
+	// Sweep marks an entry whose cases are whole sweeps (many training runs
+	// each, section F) that grow with the run budget instead of in number:
+	// Cases is then the number of cases at every budget, and each control
+	// runs as many cases as the claims.
+	Sweep bool
 }
 
 // Budget scales the number of cases (and, for asymptotic checks, the run
@@ -70,6 +75,9 @@ func (b Budget) String() string { return [...]string{"quick", "standard", "long"
 
 // cases returns the number of cases of e at budget b.
 func (e Entry) cases(b Budget) int {
+	if e.Sweep {
+		return max(e.Cases, 1)
+	}
 	n := e.Cases
 	if n == 0 {
 		n = 100
@@ -200,7 +208,11 @@ func (e Entry) RunContext(ctx context.Context, o RunOptions) theorems.Result {
 	}
 	for i, p := range e.Controls {
 		r.Controls++
-		cases := Sample(p.Gen, o.Seed+int64(1000+i), max(n/4, 10))
+		nc := max(n/4, 10)
+		if e.Sweep {
+			nc = n
+		}
+		cases := Sample(p.Gen, o.Seed+int64(1000+i), nc)
 		missed := ""
 		for _, c := range cases {
 			if ctx.Err() != nil {

@@ -49,7 +49,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"verify", "run the catalog's checks on generated cases and print a table", verifyUsage, runVerify},
-		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n", runTrain},
+		{"train", "train a model on a CSV dataset and print the final state as JSON", trainUsage + models.SpecGrammar + "\n" + models.NTKGrammar + "\n", runTrain},
 		{"merge", "join the JSON results of sharded verify runs", mergeUsage, runMerge},
 		{"interpolate", "the interpolator (or L2-regularized solution) GRW training converges to", interpolateUsage, runInterpolate},
 		{"bench", "time the engine on a speed workload (W1…W4; peers in bench/)", benchUsage, runBench},

@@ -94,7 +94,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
-	model, err := models.Parse(*spec, data.D)
+	model, err := models.ParseModel(*spec, data.D) // mlp…, cnn…, or ntk:… (docs/ntk.md)
 	if err != nil {
 		return fail(stderr, "train", err)
 	}

@@ -19,6 +19,7 @@ import (
 )
 
 const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
+                   [--sweep-store DIR [--sweep-shard I/N]]
 implicitbias verify --hunt ID --drop HYPOTHESIS [--seed N]
 
 Runs every registered catalog check on cases generated from the seed and
@@ -33,6 +34,13 @@ its bound, and how many negative controls the check caught.
                  figures (PNG and SVG) under DIR/figures
   --shard I/N    run only the entries with index ≡ I (mod N) of the selection
                  (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON
+  --sweep-store DIR
+                 keep every job of the width sweeps (section F) in DIR and reuse
+                 the jobs found there
+  --sweep-shard I/N
+                 with --sweep-store: compute only the sweep jobs with index ≡ I
+                 (mod N); their entries report inconclusive until a run
+                 without --sweep-shard finds every job in DIR (docs/ntk.md)
   --hunt ID      search the cases of one of ID's negative controls for a
                  counterexample to the claim, shrink it and print it
   --drop H       the hypothesis the hunt drops (a control's key; an unknown key
@@ -55,6 +63,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "")
 	reportDir := fs.String("report", "", "")
 	shardSpec := fs.String("shard", "", "")
+	sweepStore := fs.String("sweep-store", "", "")
+	sweepShard := fs.String("sweep-shard", "", "")
 	hunt := fs.String("hunt", "", "")
 	drop := fs.String("drop", "", "")
 	if !parseFlags(fs, args, stderr) {
@@ -65,6 +75,15 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "verify", err)
 	}
 	properties.SetRunBudget(budget) // run lengths of the asymptotic checks
+	si, sn := 0, 0
+	if *sweepShard != "" {
+		if si, sn, err = parseShard(*sweepShard); err != nil {
+			return fail(stderr, "verify", fmt.Errorf("--sweep-shard %q: want I/N with 0 ≤ I < N", *sweepShard))
+		}
+	}
+	if err := properties.SetSweepStore(*sweepStore, si, sn); err != nil {
+		return fail(stderr, "verify", err)
+	}
 	if *hunt != "" || *drop != "" {
 		return runHunt(*hunt, *drop, *seed, budget, stdout, stderr)
 	}

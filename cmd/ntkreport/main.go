@@ -1,0 +1,56 @@
+// Command ntkreport runs the width sweeps of catalog section F (wide
+// networks in the NTK regime) and prints the Markdown tables of
+// docs/ntk.md, writing the figures as PNG into a directory:
+//
+//	IMPLICITBIAS_BUDGET=long go run ./cmd/ntkreport -out docs > ntk-tables.md
+//	go run ./cmd/ntkreport -only T4 -out /tmp        # one part, quick budget
+//
+// Parts (-only, comma-separated): L3, T4, T4-gauss, T6, T9. Each part runs
+// the sweep that `implicitbias verify --seed N` checks first for that entry
+// (same seed, same budget, same numbers), so the parts can also run on
+// different machines. The figures are named <out>/ntk-<name>.png (ntk-gap,
+// ntk-gap-gauss, ntk-variance).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/report"
+)
+
+func main() {
+	only := flag.String("only", strings.Join(properties.NTKParts, ","), "parts to run: "+strings.Join(properties.NTKParts, ", "))
+	out := flag.String("out", "", "directory for the PNG figures (none without)")
+	seed := flag.Int64("seed", 1, "seed of the generated cases (as verify --seed)")
+	flag.Parse()
+	fmt.Printf("Run budget: %s (IMPLICITBIAS_BUDGET).\n", properties.RunBudget())
+	for _, part := range strings.Split(*only, ",") {
+		fmt.Printf("\n### %s\n\n", part)
+		figs, err := properties.WriteNTKReport(strings.TrimSpace(part), *seed, os.Stdout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ntkreport:", err)
+			os.Exit(1)
+		}
+		if *out == "" {
+			continue
+		}
+		for _, f := range figs {
+			files, err := report.SaveFigure(*out, "ntk-"+f.Name, f)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "ntkreport:", err)
+				os.Exit(1)
+			}
+			for _, name := range files {
+				if strings.HasSuffix(name, ".svg") {
+					// The documents embed the PNG; the SVG is not kept.
+					os.Remove(filepath.Join(*out, name))
+				}
+			}
+		}
+	}
+}
