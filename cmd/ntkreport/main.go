@@ -4,6 +4,7 @@
 //
 //	IMPLICITBIAS_BUDGET=long go run ./cmd/ntkreport -out docs > ntk-tables.md
 //	go run ./cmd/ntkreport -only T4 -out /tmp        # one part, quick budget
+//	go run ./cmd/ntkreport -sweep-store DIR …        # keep finished jobs; resume
 //
 // Parts (-only, comma-separated): L3, T4, T4-gauss, T6, T9. Each part runs
 // the sweep that `implicitbias verify --seed N` checks first for that entry
@@ -27,7 +28,12 @@ func main() {
 	only := flag.String("only", strings.Join(properties.NTKParts, ","), "parts to run: "+strings.Join(properties.NTKParts, ", "))
 	out := flag.String("out", "", "directory for the PNG figures (none without)")
 	seed := flag.Int64("seed", 1, "seed of the generated cases (as verify --seed)")
+	sweepStore := flag.String("sweep-store", "", "directory keeping every finished job of the sweeps (as verify --sweep-store): a rerun reads them instead of recomputing, so an interrupted run resumes")
 	flag.Parse()
+	if err := properties.SetSweepStore(*sweepStore, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "ntkreport:", err)
+		os.Exit(2)
+	}
 	fmt.Printf("Run budget: %s (IMPLICITBIAS_BUDGET).\n", properties.RunBudget())
 	for _, part := range strings.Split(*only, ",") {
 		fmt.Printf("\n### %s\n\n", part)
