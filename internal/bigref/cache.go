@@ -151,6 +151,12 @@ func (c *Cache) Value(label string, eval func(r Ref) *big.Float, x ...float64) f
 	return c.lookup(key(label, x), func() float64 { return Value(eval) })
 }
 
+// Float memoizes any deterministic float64 reference eval of the arguments
+// x (e.g. a brute-force quadrature), under the same modes.
+func (c *Cache) Float(label string, eval func() float64, x ...float64) float64 {
+	return c.lookup(key(label, x), eval)
+}
+
 // Sensitivity returns Sensitivity(F, x).
 func (c *Cache) Sensitivity(label string, F Func, x float64) float64 {
 	return c.SensitivityN(label, F.n(), x)
