@@ -1,0 +1,107 @@
+package train
+
+// Tests of documented behaviour at branches the other tests do not reach
+// (found by mutation testing, scripts/mutation).
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+)
+
+// TestWeightingStartValidates: a scheme built as a struct literal (not by
+// its constructor) is validated by Start: ν, ρ must be > 0 and α ∈ (0, 1].
+func TestWeightingStartValidates(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 1, X: []float64{1, -1}, Y: []float64{1, -1}}
+	for _, w := range []Weighting{&GroupDRO{Nu: 0}, &ChiSquareDRO{Rho: 0}, &CVaRDRO{Alpha: 0}, &CVaRDRO{Alpha: 1.5}} {
+		assert.Error(t, w.Start(d), "%T %+v", w, w)
+	}
+	for _, w := range []Weighting{&GroupDRO{Nu: 1e-3}, &ChiSquareDRO{Rho: 1e-3}, &CVaRDRO{Alpha: 1}} {
+		assert.NoError(t, w.Start(d), "%T %+v", w, w)
+	}
+}
+
+// TestCVaRTies: the worst-case weights order equal losses by index (a total
+// order, so the weights are deterministic): with four equal losses and
+// α = 1/2 the top αn = 2 samples are the first two, weighted 1/(αn) = 1/2.
+func TestCVaRTies(t *testing.T) {
+	d := &dataset.Dataset{N: 4, D: 1, X: []float64{1, 2, 3, 4}, Y: []float64{1, 1, 1, 1}}
+	w := &CVaRDRO{Alpha: 0.5}
+	require.NoError(t, w.Start(d))
+	q := make([]float64, 4)
+	require.NoError(t, w.Update(0, []float64{-1, -1, -1, -1}, q))
+	assert.Equal(t, []float64{0.5, 0.5, 0, 0}, q)
+	// Ties below a strictly larger loss: sample 3 first, then 0.
+	require.NoError(t, w.Update(0, []float64{-2, -2, -2, -1}, q))
+	assert.Equal(t, []float64{0.5, 0, 0, 0.5}, q)
+}
+
+// TestDROLogDomain: the χ² and CVaR weights depend only on the loss ratios
+// ℓ_i/max ℓ, so log-losses shifted by −800 (losses ≈ e^{−800}, far below
+// the float64 range, ordinary in this engine) give the same weights — to
+// the rounding of the shift: v − 800 moves each log-loss by up to half an
+// ulp of 800 (5.7e-14), and the weights change by O(1) times that: 1e-12.
+func TestDROLogDomain(t *testing.T) {
+	d := &dataset.Dataset{N: 4, D: 1, X: []float64{1, 2, 3, 4}, Y: []float64{1, 1, 1, 1}}
+	ll := []float64{-0.5, -1, -3, -0.2}
+	shifted := make([]float64, len(ll))
+	for i, v := range ll {
+		shifted[i] = v - 800
+	}
+	for _, w := range []Weighting{&ChiSquareDRO{Rho: 0.3}, &CVaRDRO{Alpha: 0.6}} {
+		require.NoError(t, w.Start(d))
+		q1, q2 := make([]float64, 4), make([]float64, 4)
+		require.NoError(t, w.Update(0, ll, q1))
+		require.NoError(t, w.Update(0, shifted, q2))
+		for i := range q1 {
+			assert.InDelta(t, q1[i], q2[i], 1e-12, "%T q[%d]", w, i)
+		}
+		// A NaN log-loss is named by its (1-based) sample.
+		err := w.Update(0, []float64{-1, math.NaN(), -1, -1}, q1)
+		assert.ErrorContains(t, err, "log-loss of sample 2 is NaN")
+	}
+}
+
+// TestNormalizeWeightsZero: zero weights are allowed (≥ 0), a negative one
+// is named by its 1-based index.
+func TestNormalizeWeightsZero(t *testing.T) {
+	q, err := NormalizeWeights([]float64{0, 3, 1})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 0.75, 0.25}, q)
+	_, err = NormalizeWeights([]float64{1, -1})
+	assert.ErrorContains(t, err, "weight 2 is -1")
+}
+
+// TestLossBasedExactFit: at 𝓛 + R = 0 (the squared loss at an exact fit,
+// log 𝓛 = −Inf) there is nothing to decrease: the schedule stalls at once,
+// without trying (and rejecting) step sizes.
+func TestLossBasedExactFit(t *testing.T) {
+	d := &dataset.Dataset{N: 1, D: 2, X: []float64{1, 2}, Y: []float64{5}}
+	obj, err := NewObjective(mustLinear(t, 2), losses.Squared{}, d)
+	require.NoError(t, err)
+	lb, err := NewLossBased(0)
+	require.NoError(t, err)
+	tr, err := Run(obj, lb, []float64{1, 2}, Config{Steps: 10})
+	require.NoError(t, err)
+	assert.True(t, tr.Stalled)
+	assert.Equal(t, 0, lb.Rejected)
+}
+
+// TestSmoothedMarginNotSeparated: log γ̃ is NaN when g(log 1/𝓛) ≤ 0; for the
+// exponential loss g(u) = u, so log 𝓛 = 0 (𝓛 = 1) gives g = 0: NaN, not
+// log 0 = −Inf.
+func TestSmoothedMarginNotSeparated(t *testing.T) {
+	m := losses.Exponential{}
+	assert.True(t, math.IsNaN(LogSmoothedMargin(m, 0, 2, 1)))
+	assert.InDelta(t, math.Log(3)-math.Log(2), LogSmoothedMargin(m, -3, 2, 1), 1e-15)
+	blocks := []models.Block{{Name: "w", Offset: 0, Len: 2}}
+	theta := []float64{3, 4}
+	assert.True(t, math.IsNaN(LogBlockSmoothedMargin(m, 0, theta, blocks, []float64{1})))
+	assert.InDelta(t, math.Log(3)-math.Log(5), LogBlockSmoothedMargin(m, -3, theta, blocks, []float64{1}), 1e-15)
+}
