@@ -85,6 +85,12 @@ func TestGuardPoisonedModel(t *testing.T) {
 			tr, err := Run(obj, opt, []float64{0.1, 0.1}, Config{Steps: 100000})
 			checkGuard(t, obj, tr, err, 1)
 			assert.ErrorIs(t, err, ErrNonFinite)
+			switch o := opt.(type) {
+			case *Flow:
+				assert.Greater(t, o.Rejected, 0, "the flow shrank its step at the wall")
+			case *LossBased:
+				assert.Greater(t, o.Rejected, 0, "the schedule rolled back at the wall")
+			}
 		})
 	}
 }
