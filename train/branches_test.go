@@ -105,3 +105,50 @@ func TestSmoothedMarginNotSeparated(t *testing.T) {
 	assert.True(t, math.IsNaN(LogBlockSmoothedMargin(m, 0, theta, blocks, []float64{1})))
 	assert.InDelta(t, math.Log(3)-math.Log(5), LogBlockSmoothedMargin(m, -3, theta, blocks, []float64{1}), 1e-15)
 }
+
+// TestMomentumRecurrence: heavy ball on ½‖θ − y‖²-type objectives follows
+// v ← βv − η∇𝓛, θ ← θ + v, with the velocity kept between steps. For the
+// squared loss with X = I, ∇𝓛 = θ − y, so the iterates are computed here by
+// the recurrence itself (exact to a few roundings: 1e-15).
+func TestMomentumRecurrence(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 2, X: []float64{1, 0, 0, 1}, Y: []float64{1, -2}}
+	obj, err := NewObjective(mustLinear(t, 2), losses.Squared{}, d)
+	require.NoError(t, err)
+	const eta, beta = 0.1, 0.5
+	m, err := NewMomentum(eta, beta)
+	require.NoError(t, err)
+	theta := []float64{0.5, 0.25}
+	tr, err := Run(obj, m, theta, Config{Steps: 3})
+	require.NoError(t, err)
+	want := []float64{0.5, 0.25}
+	v := []float64{0, 0}
+	for step := 0; step < 3; step++ {
+		for i := range want {
+			v[i] = beta*v[i] - eta*(want[i]-d.Y[i])
+			want[i] += v[i]
+		}
+	}
+	assert.InDeltaSlice(t, want, tr.Theta, 1e-15)
+	// Parameters: η > 0; β in (0, 1) (0 means the default).
+	for _, tc := range [][2]float64{{0, 0.5}, {0.1, 1}, {0.1, -0.5}} {
+		_, err := NewMomentum(tc[0], tc[1])
+		assert.Error(t, err, "η = %g, β = %g", tc[0], tc[1])
+	}
+}
+
+// TestScheduleWeights: a schedule's weights may be 0 (≥ 0) but not all 0;
+// a bad one is named by its 1-based index; the name is its label.
+func TestScheduleWeights(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 1, X: []float64{1, 2}, Y: []float64{1, 1}}
+	q := make([]float64, 2)
+	s := &Schedule{Label: "half", At: func(_ int, q []float64) { q[0], q[1] = 0, 2 }}
+	require.NoError(t, s.Start(d))
+	require.NoError(t, s.Update(0, nil, q))
+	assert.Equal(t, []float64{0, 1}, q)
+	assert.Equal(t, "half", s.Name())
+	assert.Equal(t, "schedule", (&Schedule{}).Name())
+	zero := &Schedule{At: func(_ int, q []float64) { q[0], q[1] = 0, 0 }}
+	assert.ErrorContains(t, zero.Update(0, nil, q), "weights sum to 0")
+	neg := &Schedule{At: func(_ int, q []float64) { q[0], q[1] = 1, -1 }}
+	assert.ErrorContains(t, neg.Update(0, nil, q), "weight 2 is -1")
+}
