@@ -37,3 +37,12 @@ func TestGDMarginLambda(t *testing.T) {
 		}
 	}
 }
+
+// TestGDMarginDomain: γ̂ needs 0 < 𝓛(t₀) < 1 (LL (A4)): log 𝓛(t₀) = 0 and
+// −Inf are outside, as are L ≤ 0 and L = +Inf.
+func TestGDMarginDomain(t *testing.T) {
+	for _, tc := range [][2]float64{{0, 2}, {math.Inf(-1), 2}, {math.NaN(), 2}, {-1, 0}, {-1, math.Inf(1)}, {-1, math.NaN()}} {
+		_, err := NewGDMargin(tc[0], tc[1])
+		require.Error(t, err, "log 𝓛(t₀) = %g, L = %g", tc[0], tc[1])
+	}
+}
