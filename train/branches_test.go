@@ -152,3 +152,36 @@ func TestScheduleWeights(t *testing.T) {
 	neg := &Schedule{At: func(_ int, q []float64) { q[0], q[1] = 1, -1 }}
 	assert.ErrorContains(t, neg.Update(0, nil, q), "weight 2 is -1")
 }
+
+// TestAdamRecurrence: Adam (Kingma & Ba 2015, Algorithm 1) computed here by
+// its recurrence on the squared loss with X = I (∇𝓛 = θ − y), three steps
+// with non-default β₁, β₂ and an ε large enough to matter: the engine's
+// iterates must agree to a few roundings (1e-14).
+func TestAdamRecurrence(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 2, X: []float64{1, 0, 0, 1}, Y: []float64{1, -2}}
+	obj, err := NewObjective(mustLinear(t, 2), losses.Squared{}, d)
+	require.NoError(t, err)
+	const eta, b1, b2, eps = 0.1, 0.8, 0.9, 0.05
+	a, err := NewAdam(eta, b1, b2, eps)
+	require.NoError(t, err)
+	tr, err := Run(obj, a, []float64{0.5, 0.25}, Config{Steps: 3})
+	require.NoError(t, err)
+	want := []float64{0.5, 0.25}
+	m, v := []float64{0, 0}, []float64{0, 0}
+	for step := 1; step <= 3; step++ {
+		for i := range want {
+			g := want[i] - d.Y[i]
+			m[i] = b1*m[i] + (1-b1)*g
+			v[i] = b2*v[i] + (1-b2)*g*g
+			mh := m[i] / (1 - math.Pow(b1, float64(step)))
+			vh := v[i] / (1 - math.Pow(b2, float64(step)))
+			want[i] -= eta * mh / (math.Sqrt(vh) + eps)
+		}
+	}
+	assert.InDeltaSlice(t, want, tr.Theta, 1e-14)
+	// Parameters: η > 0, β₁, β₂ in (0, 1), ε > 0 (0: the defaults).
+	for _, p := range [][4]float64{{0, 0, 0, 0}, {0.1, 1, 0, 0}, {0.1, 0, 1, 0}, {0.1, -0.5, 0, 0}, {0.1, 0, 0, -1}} {
+		_, err := NewAdam(p[0], p[1], p[2], p[3])
+		assert.Error(t, err, "%v", p)
+	}
+}
