@@ -185,3 +185,84 @@ func TestAdamRecurrence(t *testing.T) {
 		assert.Error(t, err, "%v", p)
 	}
 }
+
+// TestCrossEntropyObjectiveGradient: for a K-output model the objective's
+// gradient direction is ∂ log 𝓛/∂θ (∇𝓛 = e^{log 𝓛}·Dir), checked here by
+// central differences of log 𝓛 (step 1e-6: truncation ~1e-12, rounding
+// ~ε/1e-6 = 2e-10 of the scale, so 1e-7 relative), for K = 2 (the smallest
+// multi-class model) and K = 3.
+func TestCrossEntropyObjectiveGradient(t *testing.T) {
+	d := &dataset.Dataset{N: 3, D: 2, X: []float64{1, 0.5, -0.3, 2, 0.7, -1}, Y: []float64{0, 1, 1}}
+	for _, k := range []int{2, 3} {
+		m, err := models.NewLinear(2, k)
+		require.NoError(t, err)
+		obj, err := NewObjective(m, losses.CrossEntropy{}, d)
+		require.NoError(t, err)
+		theta := make([]float64, m.NumParams())
+		for i := range theta {
+			theta[i] = 0.3*float64(i%5) - 0.4
+		}
+		ev, err := obj.Evaluate(theta, true)
+		require.NoError(t, err)
+		dir := append([]float64(nil), ev.Dir...)
+		const h = 1e-6
+		for i := range theta {
+			tp := append([]float64(nil), theta...)
+			tp[i] += h
+			ep, err := obj.Evaluate(tp, false)
+			require.NoError(t, err)
+			lp := ep.LogObjective
+			tp[i] -= 2 * h
+			em, err := obj.Evaluate(tp, false)
+			require.NoError(t, err)
+			fd := (lp - em.LogObjective) / (2 * h)
+			assert.InDelta(t, fd, dir[i], 1e-7*(1+math.Abs(fd)), "K = %d, θ[%d]", k, i)
+		}
+	}
+}
+
+// TestObjectiveEdgeCases: at an exact fit (squared loss, log 𝓛 = −Inf)
+// the gradient norm is 0 (log −Inf) and the direction 0, not NaN; a
+// negative weight is named by its 1-based index; a non-finite output names
+// its sample.
+func TestObjectiveEdgeCases(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 1, X: []float64{1, 2}, Y: []float64{3, 6}}
+	obj, err := NewObjective(mustLinear(t, 1), losses.Squared{}, d)
+	require.NoError(t, err)
+	ev, err := obj.Evaluate([]float64{3}, true)
+	require.NoError(t, err)
+	assert.Equal(t, math.Inf(-1), ev.LogObjective)
+	assert.Equal(t, math.Inf(-1), ev.LogGradNorm)
+	assert.Equal(t, []float64{0}, ev.Dir)
+	_, err = obj.Reweight([]float64{1, -2}, true)
+	assert.ErrorContains(t, err, "weight 2 is -2")
+	pm := poisoned{mustLinear(t, 1), 0}
+	obj2, err := NewObjective(pm, losses.Squared{}, d)
+	require.NoError(t, err)
+	_, err = obj2.Evaluate([]float64{1}, false)
+	assert.ErrorContains(t, err, "model output of sample 1 is NaN")
+}
+
+// TestRunRecords: the first record has log T = −Inf (no time has passed);
+// a run with a weighting returns its final weights (summing to 1) and keeps
+// them per record only with KeepWeights.
+func TestRunRecords(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 2, X: []float64{1, 0, 0, 1}, Y: []float64{1, -1}}
+	obj, err := NewObjective(mustLinear(t, 2), losses.NewBinary(losses.Exponential{}), d)
+	require.NoError(t, err)
+	gd, err := NewGD(0.1)
+	require.NoError(t, err)
+	tr, err := Run(obj, gd, []float64{0.1, 0.2}, Config{Steps: 3, Weighting: &ERM{}})
+	require.NoError(t, err)
+	assert.Equal(t, math.Inf(-1), tr.Records[0].LogT)
+	require.Len(t, tr.Weights, 2)
+	assert.InDelta(t, 1, tr.Weights[0]+tr.Weights[1], 1e-15)
+	assert.Nil(t, tr.Records[1].Weights)
+	tr, err = Run(obj, gd, []float64{0.1, 0.2}, Config{Steps: 3, Weighting: &ERM{}, KeepWeights: true})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0.5, 0.5}, tr.Records[2].Weights)
+	tr, err = Run(obj, gd, []float64{0.1, 0.2}, Config{Steps: 3, KeepWeights: true})
+	require.NoError(t, err)
+	assert.Nil(t, tr.Records[2].Weights, "no weighting, no weights")
+	assert.Nil(t, tr.Weights)
+}
