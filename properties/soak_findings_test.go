@@ -11,9 +11,10 @@ import "testing"
 //     now does too; and the ENG-grad negative control "wrong backward pass"
 //     was not caught on cnn:relu3:1c1-max1,4c3-avg1, whose first parameter
 //     block has one entry (reversing it is a no-op) — the control's
-//     generator now keeps first blocks of ≥ 2 entries.
+//     generator now keeps first blocks of ≥ 2 entries;
+//   - seed 1795317677952714: the same control on cnn:relu:1c1-avg2:1/3.
 func TestSoakFindings(t *testing.T) {
-	for _, seed := range []string{"1795317677944795"} {
+	for _, seed := range []string{"1795317677944795", "1795317677952714"} {
 		t.Run(seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", seed)
 			t.Run("GenDataSeparable", TestGenDataSeparable)
