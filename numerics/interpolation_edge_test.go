@@ -96,6 +96,10 @@ func TestRegularizedClosedForm(t *testing.T) {
 	}
 	got, err := numerics.RegularizedInterpolator(x1, 1, 3, []float64{y}, th0, []float64{q}, mu)
 	check("n = 1", got, err)
+	// One feature (d = 1): θ = θ₀ + x·q(y − xθ₀)/(q x² + μ).
+	got1, err := numerics.RegularizedInterpolator([]float64{2}, 1, 1, []float64{y}, []float64{0.5}, []float64{q}, mu)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.5+2*q*(y-1)/(4*q+mu), got1[0], 1e-15)
 	// A second sample of weight 0 changes nothing (n = 2 ≤ d: the n×n form).
 	x2 := append(append([]float64{}, x1...), 4, 1, 0)
 	got, err = numerics.RegularizedInterpolator(x2, 2, 3, []float64{y, -7}, th0, []float64{q, 0}, mu)
