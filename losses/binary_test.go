@@ -5,25 +5,27 @@ import (
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
 // exponentialRef: LL Remark A.1, ℓ(q) = e^{−q}.
 var exponentialRef = marginRef{
-	logLoss: func(r bigRef, q *big.Float) *big.Float { return r.neg(q) },
-	f:       func(r bigRef, q *big.Float) *big.Float { return r.round(q) },
-	fPrime:  func(r bigRef, q *big.Float) *big.Float { return r.f(1) },
-	g:       func(r bigRef, u *big.Float) *big.Float { return r.round(u) },
-	gPrime:  func(r bigRef, u *big.Float) *big.Float { return r.f(1) },
+	logLoss: func(r bigref.Ref, q *big.Float) *big.Float { return r.Neg(q) },
+	f:       func(r bigref.Ref, q *big.Float) *big.Float { return r.Round(q) },
+	fPrime:  func(r bigref.Ref, q *big.Float) *big.Float { return r.F(1) },
+	g:       func(r bigref.Ref, u *big.Float) *big.Float { return r.Round(u) },
+	gPrime:  func(r bigref.Ref, u *big.Float) *big.Float { return r.F(1) },
 }
 
 // binaryRefGrad is e^{−shift}·∂ℓ(y·s)/∂s = −y f′(q) e^{log ℓ(q) − shift},
 // q = y·s, of x = (s, shift).
-func binaryRefGrad(m marginRef, y float64) refFuncN {
-	return func(r bigRef, x []*big.Float) *big.Float {
-		w := r.w()
-		q := w.mul(w.f(y), x[0])
-		e := w.exp(w.sub(m.logLoss(w, q), x[1]))
-		return r.mul(w.f(-y), w.mul(m.fPrime(w, q), e))
+func binaryRefGrad(m marginRef, y float64) bigref.FuncN {
+	return func(r bigref.Ref, x []*big.Float) *big.Float {
+		w := r.W()
+		q := w.Mul(w.F(y), x[0])
+		e := w.Exp(w.Sub(m.logLoss(w, q), x[1]))
+		return r.Mul(w.F(-y), w.Mul(m.fPrime(w, q), e))
 	}
 }
 
@@ -43,15 +45,16 @@ const budgetBinaryGrad = 9
 func TestBinaryScaledGrad(t *testing.T) {
 	t.Parallel()
 	scores := []float64{-50, -1, 0, 1e-8, 1, 20, 38, 745, 1e4, 1e6}
-	var w worst
+	var w bigref.Worst
 	for _, c := range []struct {
-		m   Margin
-		ref marginRef
+		name string // of the reference, its label in refs
+		m    Margin
+		ref  marginRef
 	}{
-		{Exponential{}, exponentialRef},
-		{Logistic{}, logisticRef},
-		{ZDPolyTail(), polyTailRef(1, 0)},
-		{PolyTail{Alpha: 2, Beta: 0.5}, polyTailRef(2, 0.5)},
+		{"exponential", Exponential{}, exponentialRef},
+		{"logistic", Logistic{}, logisticRef},
+		{"poly", ZDPolyTail(), polyTailRef(1, 0)},
+		{"poly(2,0.5)", PolyTail{Alpha: 2, Beta: 0.5}, polyTailRef(2, 0.5)},
 	} {
 		b := NewBinary(c.m)
 		dst := make([]float64, 1)
@@ -61,7 +64,7 @@ func TestBinaryScaledGrad(t *testing.T) {
 				for _, shift := range []float64{0, logL, -1e4, 1e4, logL - 709.6, logL + 720} {
 					b.ScaledGrad(dst, []float64{s}, y, shift)
 					what := fmt.Sprintf("%s.ScaledGrad(%v, y=%v, shift=%v)", c.m.Name(), s, y, shift)
-					check(t, &w, what, dst[0], binaryRefGrad(c.ref, y), budgetBinaryGrad, s, shift)
+					check(t, &w, what, fmt.Sprintf("binary.Grad/%s/%v", c.name, y), dst[0], binaryRefGrad(c.ref, y), budgetBinaryGrad, s, shift)
 				}
 				// log ℓ through the Loss interface.
 				if got := b.LogLoss([]float64{s}, y); got != logL {
@@ -70,7 +73,7 @@ func TestBinaryScaledGrad(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("worst error ≤ %.3g units (budget %d)", w.units, budgetBinaryGrad)
+	t.Logf("worst error ≤ %.3g units (budget %d)", w.Units, budgetBinaryGrad)
 }
 
 // TestBinaryScaledGradNoUnderflow: the example. For the exponential

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
 // References for the cross-entropy of LL App. F, from its definition
@@ -17,37 +19,37 @@ import (
 // gradient, the shift as a last entry.
 
 // ceSum returns Σ_{j≠c} e^{s_j − s_c}, the differences formed exactly.
-func ceSum(r bigRef, s []*big.Float, c int) *big.Float {
-	sum := r.z()
+func ceSum(r bigref.Ref, s []*big.Float, c int) *big.Float {
+	sum := r.Z()
 	for j := range s {
 		if j != c {
 			d := new(big.Float).SetPrec(2200).Sub(s[j], s[c])
-			sum = r.add(sum, r.exp(d))
+			sum = r.Add(sum, r.Exp(d))
 		}
 	}
 	return sum
 }
 
-func ceRefLogLoss(c int) refFuncN {
-	return func(r bigRef, s []*big.Float) *big.Float {
-		w := r.w()
-		return r.log(w.log1p(ceSum(w, s, c)))
+func ceRefLogLoss(c int) bigref.FuncN {
+	return func(r bigref.Ref, s []*big.Float) *big.Float {
+		w := r.W()
+		return r.Log(w.Log1p(ceSum(w, s, c)))
 	}
 }
 
 // ceRefGrad returns e^{−shift}·∂ℓ/∂s_i; x = (s_0, …, s_{K−1}, shift).
-func ceRefGrad(c, i int) refFuncN {
-	return func(r bigRef, x []*big.Float) *big.Float {
-		w := r.w()
+func ceRefGrad(c, i int) bigref.FuncN {
+	return func(r bigref.Ref, x []*big.Float) *big.Float {
+		w := r.W()
 		s, shift := x[:len(x)-1], x[len(x)-1]
 		sum := ceSum(w, s, c)
 		var num *big.Float
 		if i == c {
-			num = w.neg(sum)
+			num = w.Neg(sum)
 		} else {
-			num = w.exp(new(big.Float).SetPrec(2200).Sub(s[i], s[c]))
+			num = w.Exp(new(big.Float).SetPrec(2200).Sub(s[i], s[c]))
 		}
-		return r.quo(w.mul(num, w.exp(w.neg(shift))), w.addf(sum, 1))
+		return r.Quo(w.Mul(num, w.Exp(w.Neg(shift))), w.AddF(sum, 1))
 	}
 }
 
@@ -93,7 +95,7 @@ func ceCases() []ceCase {
 	return cases
 }
 
-// Budgets in units of ε·(|F| + S) (testutil_test.go). LogLoss: z = LSE_{j≠c}(s_j
+// Budgets in units of ε·(|F| + S) (internal/bigref/compare.go). LogLoss: z = LSE_{j≠c}(s_j
 // − s_c) is LogSumExp's formula with one more rounding per term (≤ 4 units
 // for K ≤ 5, as numerics tests LogSumExp), then LogLog1pExp (3 units) whose
 // derivative σ(z)/softplus(z) ≤ 1 passes z's error on: 7. ScaledGrad: the
@@ -105,13 +107,20 @@ const (
 	budgetCEGrad    = 9
 )
 
-// check compares got with the reference F at x, computing the sensitivity S
+// check compares got with the reference F at x (named label in the cache
+// refs), once the test has no failure yet, computing the sensitivity S
 // only when the error is not already within budget on the scale |want| (which
 // saves most of the time: S costs two reference evaluations per input). The
 // units it adds to w are then measured on |want| alone: an upper bound.
-func check(t *testing.T, w *worst, what string, got float64, F refFuncN, budget float64, x ...float64) {
+func check(t *testing.T, w *bigref.Worst, what, label string, got float64, F bigref.FuncN, budget float64, x ...float64) {
 	t.Helper()
-	want := refN(F, x...)
+	if t.Failed() {
+		// The first failure says enough; each further check costs a
+		// reference evaluation (the shift is often the code's own log ℓ,
+		// so a broken loss asks for references at new points).
+		return
+	}
+	want := refs.AtN(label, F, x...)
 	if got == want {
 		return
 	}
@@ -120,14 +129,14 @@ func check(t *testing.T, w *worst, what string, got float64, F refFuncN, budget 
 		return
 	}
 	s := 0.0
-	if !within(got, want, 0, budget) {
-		s = sensitivityN(F, x...)
+	if !bigref.Within(got, want, 0, budget) {
+		s = refs.SensitivityN(label, F, x...)
 	}
-	if !within(got, want, s, budget) {
-		t.Errorf("%s = %v, want %v (%.3g units)", what, got, want, units(got, want, s))
+	if !bigref.Within(got, want, s, budget) {
+		t.Errorf("%s = %v, want %v (%.3g units)", what, got, want, bigref.Units(got, want, s))
 	}
 	if w != nil {
-		w.add(units(got, want, s), 0)
+		w.Add(bigref.Units(got, want, s), 0)
 	}
 }
 
@@ -137,11 +146,11 @@ func check(t *testing.T, w *worst, what string, got float64, F refFuncN, budget 
 func TestCrossEntropyAccuracy(t *testing.T) {
 	t.Parallel()
 	var ce CrossEntropy
-	var wl, wg worst
+	var wl, wg bigref.Worst
 	for _, tc := range ceCases() {
 		y := float64(tc.c)
 		logL := ce.LogLoss(tc.s, y)
-		check(t, &wl, fmt.Sprintf("LogLoss(%v, %d)", tc.s, tc.c), logL, ceRefLogLoss(tc.c), budgetCELogLoss, tc.s...)
+		check(t, &wl, fmt.Sprintf("LogLoss(%v, %d)", tc.s, tc.c), fmt.Sprintf("ce.LogLoss/%d", tc.c), logL, ceRefLogLoss(tc.c), budgetCELogLoss, tc.s...)
 		dst := make([]float64, len(tc.s))
 		for _, shift := range []float64{0, logL, logL + 3} {
 			ce.ScaledGrad(dst, tc.s, y, shift)
@@ -151,11 +160,11 @@ func TestCrossEntropyAccuracy(t *testing.T) {
 				if i == tc.c {
 					budget *= float64(len(tc.s) - 1)
 				}
-				check(t, &wg, fmt.Sprintf("ScaledGrad(%v, %d, shift %v)[%d]", tc.s, tc.c, shift, i), dst[i], ceRefGrad(tc.c, i), budget, x...)
+				check(t, &wg, fmt.Sprintf("ScaledGrad(%v, %d, shift %v)[%d]", tc.s, tc.c, shift, i), fmt.Sprintf("ce.Grad/%d/%d", tc.c, i), dst[i], ceRefGrad(tc.c, i), budget, x...)
 			}
 		}
 	}
-	t.Logf("LogLoss: worst error ≤ %.3g units (budget %d); ScaledGrad: ≤ %.3g units (budget %d per entry)", wl.units, budgetCELogLoss, wg.units, budgetCEGrad)
+	t.Logf("LogLoss: worst error ≤ %.3g units (budget %d); ScaledGrad: ≤ %.3g units (budget %d per entry)", wl.Units, budgetCELogLoss, wg.Units, budgetCEGrad)
 }
 
 // TestCrossEntropyShiftedGrad: with shift = log ℓ (LL App. K.2, as the engine
@@ -184,11 +193,11 @@ func TestCrossEntropyShiftedGrad(t *testing.T) {
 			abs += math.Abs(v)
 			scale += 2 * math.Abs(tc.s[i])
 		}
-		if math.Abs(sum) > float64(len(dst))*eps*abs {
+		if math.Abs(sum) > float64(len(dst))*bigref.Eps*abs {
 			t.Errorf("ScaledGrad(%v, %d, log ℓ) = %v sums to %v", tc.s, tc.c, dst, sum)
 		}
 		k := float64(len(dst))
-		tol := (budgetCELogLoss + budgetCEGrad*(k-1)) * eps * (1 + math.Abs(shift) + scale)
+		tol := (budgetCELogLoss + budgetCEGrad*(k-1)) * bigref.Eps * (1 + math.Abs(shift) + scale)
 		if g := dst[tc.c]; !(g < 0 && g >= -1-tol) {
 			t.Errorf("ScaledGrad(%v, %d, log ℓ)[c] = %v, want in [−1 − %.3g, 0)", tc.s, tc.c, g, tol)
 		}
@@ -219,8 +228,8 @@ func TestCrossEntropyBinary(t *testing.T) {
 			// the cross-entropy's reference, and ∂ℓ/∂s_other = −∂ℓ/∂s_c.
 			x := []float64{s[0], s[1], want}
 			what := fmt.Sprintf("ScaledGrad(%v, %d, log ℓ)", s, c)
-			check(t, nil, "CrossEntropy."+what, g2[c], ceRefGrad(c, c), budgetCEGrad, x...)
-			check(t, nil, "binary logistic "+what, g1[0], ceRefGrad(c, c), budgetBinaryGrad, x...)
+			check(t, nil, "CrossEntropy."+what, fmt.Sprintf("ce.Grad/%d/%d", c, c), g2[c], ceRefGrad(c, c), budgetCEGrad, x...)
+			check(t, nil, "binary logistic "+what, fmt.Sprintf("ce.Grad/%d/%d", c, c), g1[0], ceRefGrad(c, c), budgetBinaryGrad, x...)
 			if g2[1-c] != -g2[c] {
 				t.Errorf("CrossEntropy.%s = %v: entries not opposite", what, g2)
 			}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/implicitbias/implicitbias/symbolic"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
 // builtinFormulas are the hand-written margin losses and the formulas that
@@ -52,11 +54,11 @@ func TestExprMatchesBuiltins(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.formula, err)
 		}
-		var w [3]worst
+		var w [3]bigref.Worst
 		for _, q := range exprPoints() {
 			for k, pair := range [3][2]float64{{e.LogLoss(q), c.m.LogLoss(q)}, {e.F(q), c.m.F(q)}, {e.FPrime(q), c.m.FPrime(q)}} {
 				r := relErr(pair[0], pair[1])
-				w[k].add(r, q)
+				w[k].Add(r, q)
 				if !(r <= 1e-12) {
 					t.Errorf("%s: %s(%v) = %.17g, hand-written %.17g", c.m.Name(), [3]string{"log ℓ", "f", "f′"}[k], q, pair[0], pair[1])
 				}
@@ -65,7 +67,7 @@ func TestExprMatchesBuiltins(t *testing.T) {
 				t.Errorf("%s: DLogLoss(%v) ≠ −FPrime", c.m.Name(), q)
 			}
 		}
-		t.Logf("%s: worst relative error log ℓ %.2g (q = %g), f %.2g (q = %g), f′ %.2g (q = %g)", c.m.Name(), w[0].units, w[0].at, w[1].units, w[1].at, w[2].units, w[2].at)
+		t.Logf("%s: bigref.Worst relative error log ℓ %.2g (q = %g), f %.2g (q = %g), f′ %.2g (q = %g)", c.m.Name(), w[0].Units, w[0].At, w[1].Units, w[1].At, w[2].Units, w[2].At)
 		for _, u := range logPoints(marginCase{}) {
 			g, want := e.G(u), c.m.G(u)
 			cond := math.Max(1, math.Abs(u)/(math.Abs(want)*c.m.FPrime(want)))

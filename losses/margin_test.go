@@ -7,6 +7,8 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
 // issueMargins are the margins at which the losses must be finite and
@@ -30,13 +32,13 @@ func marginCases() []marginCase {
 		// sides down to the smallest subnormal, and through −0. (Collected
 		// from failures: f(−1e-300) was 0 instead of −5e-301, and g, g′ near
 		// u = 0⁻ were wrong with it, before leftExcess.)
-		{"poly", ZDPolyTail(), polyTailRef(1, 0), append(around(0, -1e-8, 1e-8),
+		{"poly", ZDPolyTail(), polyTailRef(1, 0), append(bigref.Around(0, -1e-8, 1e-8),
 			-1e-300, 1e-300, math.Copysign(0, -1), -1e-100, -1e-16, 1e-16)},
 		// Two more shapes: a faster tail with the kink at a positive margin,
 		// and a slower one with the kink at a negative margin (where ℓ_left
 		// is shifted down: log(1 + e^{−β}) > 1).
-		{"poly(2,0.5)", PolyTail{Alpha: 2, Beta: 0.5}, polyTailRef(2, 0.5), append(around(0.5), 0.5-1e-8, 0.5+1e-8)},
-		{"poly(0.5,-1)", PolyTail{Alpha: 0.5, Beta: -1}, polyTailRef(0.5, -1), append(around(-1), -1-1e-8, -1+1e-8)},
+		{"poly(2,0.5)", PolyTail{Alpha: 2, Beta: 0.5}, polyTailRef(2, 0.5), append(bigref.Around(0.5), 0.5-1e-8, 0.5+1e-8)},
+		{"poly(0.5,-1)", PolyTail{Alpha: 0.5, Beta: -1}, polyTailRef(0.5, -1), append(bigref.Around(-1), -1-1e-8, -1+1e-8)},
 	}
 }
 
@@ -44,8 +46,8 @@ func marginCases() []marginCase {
 // issue's list, a log grid of both signs, and the case's kink.
 func marginPoints(c marginCase) []float64 {
 	qs := append([]float64{}, issueMargins...)
-	qs = append(qs, logGrid(-8, 6, 0.25, true, false)...)
-	qs = append(qs, logGrid(-8, math.Log10(50), 0.25, false, true)...)
+	qs = append(qs, bigref.LogGrid(-8, 6, 0.25, true, false)...)
+	qs = append(qs, bigref.LogGrid(-8, math.Log10(50), 0.25, false, true)...)
 	return append(qs, c.extra...)
 }
 
@@ -54,10 +56,12 @@ func marginPoints(c marginCase) []float64 {
 // −0.54 for the logistic one).
 func logPoints(c marginCase) []float64 {
 	us := marginPoints(c)
-	return append(us, 1e-300, -1e-300, 709, 709.5, 709.78, 710)
+	// 1419.8 and 1420: e^{u/α}/α for α = 2 is finite (≈ 9e307) while
+	// e^{u/α} overflows, PolyTail.GPrime's overflow-free branch.
+	return append(us, 1e-300, -1e-300, 709, 709.5, 709.78, 710, 1419.8, 1420)
 }
 
-// Budgets, in units of ε·(|F| + S) (see testutil_test.go). The formulas have
+// Budgets, in units of ε·(|F| + S) (see internal/bigref/compare.go). The formulas have
 // 3 to 6 operations each accurate to ½ or 1 ulp whose errors reach the
 // result with factors ≤ 1 relative to that scale (log1p and the softplus
 // have condition ≤ 1; a log turns a relative error into an absolute one,
@@ -85,7 +89,7 @@ func TestMarginAccuracy(t *testing.T) {
 			for _, fn := range []struct {
 				name   string
 				impl   func(float64) float64
-				ref    refFunc
+				ref    bigref.Func
 				points []float64
 				budget float64
 			}{
@@ -95,9 +99,14 @@ func TestMarginAccuracy(t *testing.T) {
 				{"G", c.m.G, c.ref.g, logPoints(c), budgetG},
 				{"GPrime", c.m.GPrime, c.ref.gPrime, logPoints(c), budgetGPrime},
 			} {
-				var w worst
+				var w bigref.Worst
 				for _, x := range fn.points {
-					want := ref(fn.ref, x)
+					if t.Failed() {
+						// Each further point costs a reference
+						// evaluation; the first failure says enough.
+						break
+					}
+					want := refs.At(c.name+"."+fn.name, fn.ref, x)
 					got := fn.impl(x)
 					if math.IsNaN(got) || (math.IsInf(got, 0) && !math.IsInf(want, 0)) {
 						t.Errorf("%s(%v) = %v, want %v", fn.name, x, got, want)
@@ -106,13 +115,13 @@ func TestMarginAccuracy(t *testing.T) {
 					if got == want {
 						continue
 					}
-					s := sensitivity(fn.ref, x)
-					if !within(got, want, s, fn.budget) {
-						t.Errorf("%s(%v) = %v, want %v (%.3g units)", fn.name, x, got, want, units(got, want, s))
+					s := refs.Sensitivity(c.name+"."+fn.name, fn.ref, x)
+					if !bigref.Within(got, want, s, fn.budget) {
+						t.Errorf("%s(%v) = %v, want %v (%.3g units)", fn.name, x, got, want, bigref.Units(got, want, s))
 					}
-					w.add(units(got, want, s), x)
+					w.Add(bigref.Units(got, want, s), x)
 				}
-				t.Logf("%s.%s: worst error %.3g units at %v (budget %v)", c.name, fn.name, w.units, w.at, fn.budget)
+				t.Logf("%s.%s: worst error %.3g units at %v (budget %v)", c.name, fn.name, w.Units, w.At, fn.budget)
 			}
 		})
 	}
@@ -134,7 +143,7 @@ func TestExponential(t *testing.T) {
 			{"G", e.G(q), q},
 			{"GPrime", e.GPrime(q), 1},
 		} {
-			if !same(test.got, test.want) {
+			if !bigref.Same(test.got, test.want) {
 				t.Errorf("Exponential.%s(%v) = %v, want %v", test.name, q, test.got, test.want)
 			}
 		}
@@ -204,13 +213,13 @@ func TestMarginSpecialCases(t *testing.T) {
 		{"PolyTail{2,0.5}.BF", PolyTail{Alpha: 2, Beta: 0.5}.BF(), 0.5},
 		{"LogThreshold(poly)", LogThreshold(p), 0},
 	} {
-		if !same(test.got, test.want) {
+		if !bigref.Same(test.got, test.want) {
 			t.Errorf("%s = %v, want %v", test.name, test.got, test.want)
 		}
 	}
 	// LL (B4) threshold of the logistic loss: log ℓ(0) = log log 2.
-	want := ref(logisticRef.logLoss, 0)
-	if got := LogThreshold(l); !within(got, want, 0, budgetLogLoss) {
+	want := bigref.At(logisticRef.logLoss, 0)
+	if got := LogThreshold(l); !bigref.Within(got, want, 0, budgetLogLoss) {
 		t.Errorf("LogThreshold(logistic) = %v, want %v", got, want)
 	}
 	for _, test := range []struct {
@@ -245,7 +254,7 @@ func TestMarginSpecialCases(t *testing.T) {
 func TestLogisticInverse(t *testing.T) {
 	t.Parallel()
 	l := Logistic{}
-	qs := append(logGrid(-12, 6, 0.05, true, false), 0, 5e-324, 1e-300, 36, 37, 38, 745, 800)
+	qs := append(bigref.LogGrid(-12, 6, 0.05, true, false), 0, 5e-324, 1e-300, 36, 37, 38, 745, 800)
 	check := func(q float64) {
 		u := l.F(q)
 		back := l.G(u)
@@ -256,7 +265,7 @@ func TestLogisticInverse(t *testing.T) {
 		if math.Abs(back-q) > tol {
 			t.Errorf("g(f(%v)) = %v: error %.3g > %.3g", q, back, math.Abs(back-q), tol)
 		}
-		if prod := l.GPrime(u) * l.FPrime(q); math.Abs(prod-1) > 16*eps {
+		if prod := l.GPrime(u) * l.FPrime(q); math.Abs(prod-1) > 16*bigref.Eps {
 			t.Errorf("g′(f(%v))·f′(%v) = 1 + %.3g", q, q, prod-1)
 		}
 	}
@@ -271,7 +280,7 @@ func TestLogisticInverse(t *testing.T) {
 		func(q float64) bool {
 			u := l.F(q)
 			tol := math.Max(1, q) * 1e-12
-			return math.Abs(l.G(u)-q) <= tol && math.Abs(l.GPrime(u)*l.FPrime(q)-1) <= 16*eps
+			return math.Abs(l.G(u)-q) <= tol && math.Abs(l.GPrime(u)*l.FPrime(q)-1) <= 16*bigref.Eps
 		},
 		gen.OneGenOf(gen.Float64Range(0, 1), logUniform(0, 6)),
 	))
@@ -280,11 +289,11 @@ func TestLogisticInverse(t *testing.T) {
 	// The references agree: g of the reference f is q to 2⁻²⁰⁰(1 + |q|) at
 	// 512 bits (a check of reference_test.go as much as of the loss). The
 	// difference is compared in big arithmetic: at q = 0 it is rounding noise
-	// of size 2⁻⁵⁰⁰, which refValue could never confirm as 0.
-	r := bigRef{512}
+	// of size 2⁻⁵⁰⁰, which bigref.Value could never confirm as 0.
+	r := bigref.Ref{Prec: 512}
 	for _, q := range []float64{0, 1e-8, 1, 20, 745, 1e6} {
-		qb := r.f(q)
-		d := r.sub(logisticRef.g(r, logisticRef.f(r, qb)), qb)
+		qb := r.F(q)
+		d := r.Sub(logisticRef.g(r, logisticRef.f(r, qb)), qb)
 		if d.Sign() != 0 && d.MantExp(nil) > -200+max(0, qb.MantExp(nil)) {
 			t.Errorf("reference g(f(%v)) − %v = %v", q, q, d)
 		}
@@ -354,7 +363,7 @@ func TestMarginProperties(t *testing.T) {
 		props.Property(c.name+": f′(q)·q ≤ α on q ≥ max(β, 0)", prop.ForAll(
 			func(q float64) bool {
 				q += math.Max(p.Beta, 0)
-				return p.FPrime(q)*q <= p.Alpha*(1+4*eps)
+				return p.FPrime(q)*q <= p.Alpha*(1+4*bigref.Eps)
 			},
 			logUniform(-8, 6),
 		))

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
 // References for ℓ(p; y) = ½(p − y)² (ZD §4.1) of x = (p, y) and, for the
@@ -15,14 +17,14 @@ func squaredResidual(x []*big.Float) *big.Float {
 }
 
 var (
-	squaredRefLogLoss refFuncN = func(r bigRef, x []*big.Float) *big.Float {
-		w := r.w()
+	squaredRefLogLoss bigref.FuncN = func(r bigref.Ref, x []*big.Float) *big.Float {
+		w := r.W()
 		res := squaredResidual(x)
-		return r.log(w.quo(w.mul(res, res), w.f(2)))
+		return r.Log(w.Quo(w.Mul(res, res), w.F(2)))
 	}
-	squaredRefGrad refFuncN = func(r bigRef, x []*big.Float) *big.Float {
-		w := r.w()
-		return r.mul(squaredResidual(x), w.exp(w.neg(x[2])))
+	squaredRefGrad bigref.FuncN = func(r bigref.Ref, x []*big.Float) *big.Float {
+		w := r.W()
+		return r.Mul(squaredResidual(x), w.Exp(w.Neg(x[2])))
 	}
 )
 
@@ -40,20 +42,20 @@ func TestSquared(t *testing.T) {
 	t.Parallel()
 	var sq Squared
 	dst := make([]float64, 1)
-	var wl, wg worst
+	var wl, wg bigref.Worst
 	for _, c := range [][2]float64{
 		{1, 0}, {0, 1}, {-3, 4}, {1e-300, 0}, {5e-324, 0}, {0, 1e-310}, {3, 3 + 0x1p-51},
 		{1e300, -1e300}, {-1e-200, 0}, {1e154, 0}, {0.1, 0.2},
 	} {
 		p, y := c[0], c[1]
 		logL := sq.LogLoss([]float64{p}, y)
-		check(t, &wl, fmt.Sprintf("LogLoss(%v, %v)", p, y), logL, squaredRefLogLoss, budgetSquaredLogLoss, p, y)
+		check(t, &wl, fmt.Sprintf("LogLoss(%v, %v)", p, y), "squared.LogLoss", logL, squaredRefLogLoss, budgetSquaredLogLoss, p, y)
 		for _, shift := range []float64{0, logL, -700, 700, -1e4, 1e4, logL - 30} {
 			sq.ScaledGrad(dst, []float64{p}, y, shift)
-			check(t, &wg, fmt.Sprintf("ScaledGrad(%v, %v, shift=%v)", p, y, shift), dst[0], squaredRefGrad, budgetSquaredGrad, p, y, shift)
+			check(t, &wg, fmt.Sprintf("ScaledGrad(%v, %v, shift=%v)", p, y, shift), "squared.Grad", dst[0], squaredRefGrad, budgetSquaredGrad, p, y, shift)
 		}
 	}
-	t.Logf("LogLoss: worst error ≤ %.3g units (budget %d); ScaledGrad: ≤ %.3g units (budget %d)", wl.units, budgetSquaredLogLoss, wg.units, budgetSquaredGrad)
+	t.Logf("LogLoss: worst error ≤ %.3g units (budget %d); ScaledGrad: ≤ %.3g units (budget %d)", wl.Units, budgetSquaredLogLoss, wg.Units, budgetSquaredGrad)
 
 	// An exact fit: ℓ = 0, so log ℓ = −Inf, and the gradient is 0 (never NaN),
 	// whatever the shift, including the log ℓ = −Inf of a fitted data set.
@@ -78,7 +80,7 @@ func TestSquared(t *testing.T) {
 		{nan, 0, nan},
 		{0, nan, nan},
 	} {
-		if got := sq.LogLoss([]float64{test.p}, test.y); !same(got, test.want) {
+		if got := sq.LogLoss([]float64{test.p}, test.y); !bigref.Same(got, test.want) {
 			t.Errorf("LogLoss(%v, %v) = %v, want %v", test.p, test.y, got, test.want)
 		}
 	}
@@ -86,7 +88,7 @@ func TestSquared(t *testing.T) {
 	// 2 log 1e-200 − log 2 ≈ −921.7: ℓ is 5e-401 (0 in float64) but the scaled
 	// gradient r/ℓ = 2/r = 2e200 is ordinary.
 	sq.ScaledGrad(dst, []float64{1e-200}, 0, sq.LogLoss([]float64{1e-200}, 0))
-	if want := 2e200; !within(dst[0], want, 0, 1000) {
+	if want := 2e200; !bigref.Within(dst[0], want, 0, 1000) {
 		t.Errorf("ScaledGrad(1e-200, 0, log ℓ) = %v, want ≈ %v", dst[0], want)
 	}
 	if sq.Name() != "squared" || sq.Kind() != Regression {

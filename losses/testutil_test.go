@@ -1,23 +1,13 @@
 package losses
 
-// Comparison helpers shared by the tests of this package.
-//
-// Tolerances. A formula that is backward stable — exact for inputs perturbed
-// by a few units of ε = 2⁻⁵² — has a forward error of a few ε·(|F| + S), where
-// S = Σ_i |x_i·∂F/∂x_i| (sensitivity, sensitivityN) is the change of F under a
-// unit relative change of its inputs. S is large only where F is
-// ill-conditioned (f(q) near its zero q = −0.54 for the logistic loss), so
-// this scale does not excuse an inaccurate formula elsewhere: for f at
-// q = 1e6, |F| + S = 2e6 and a budget of 4 units is a relative error of 8ε.
-// Each test states its budget in units of ε·(|F| + S), counted from the
-// roundings of the formula under test, and logs the worst error met. A
-// result in the subnormal range carries absolute precision 2⁻¹⁰⁷⁴ only, so
-// as many units of 2⁻¹⁰⁷⁴ are allowed on top.
+// Constants shared by the tests of this package; the references and the
+// comparison helpers are in internal/bigref.
 
-import "math"
+import (
+	"math"
 
-// eps is the spacing of float64 at 1, 2⁻⁵².
-const eps = 0x1p-52
+	"github.com/implicitbias/implicitbias/internal/bigref"
+)
 
 var (
 	inf  = math.Inf(1)
@@ -25,62 +15,7 @@ var (
 	nan  = math.NaN()
 )
 
-// same reports whether a and b are the same value: both NaN, or ==.
-func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-
-// within reports whether got is within ulps units of ε·(|want| + sens) of
-// want (plus ulps units of 2⁻¹⁰⁷⁴), or equal to it (infinities included).
-func within(got, want, sens, ulps float64) bool {
-	if got == want {
-		return true
-	}
-	if math.IsNaN(got) || math.IsInf(got, 0) || math.IsInf(want, 0) {
-		return false
-	}
-	return math.Abs(got-want) <= ulps*(eps*(math.Abs(want)+sens)+0x1p-1074)
-}
-
-// units returns the error of got in units of ε·(|want| + sens).
-func units(got, want, sens float64) float64 {
-	if got == want {
-		return 0
-	}
-	return math.Abs(got-want) / (eps*(math.Abs(want)+sens) + 0x1p-1074)
-}
-
-// worst keeps the largest error of a sweep, to log it: the margin between a
-// budget and the error actually met shows how much slack the budget has.
-type worst struct {
-	units, at float64
-}
-
-func (w *worst) add(u, at float64) {
-	if u > w.units {
-		w.units, w.at = u, at
-	}
-}
-
-// around returns each x with its two float64 neighbours: the points where a
-// formula switches branches.
-func around(xs ...float64) []float64 {
-	var out []float64
-	for _, x := range xs {
-		out = append(out, math.Nextafter(x, ninf), x, math.Nextafter(x, inf))
-	}
-	return out
-}
-
-// logGrid returns 10^e (pos) and −10^e (neg) for e = e0, e0+h, …, ≤ e1.
-func logGrid(e0, e1, h float64, pos, neg bool) []float64 {
-	var xs []float64
-	for e := e0; e <= e1+h/2; e += h {
-		v := math.Pow(10, e)
-		if pos {
-			xs = append(xs, v)
-		}
-		if neg {
-			xs = append(xs, -v)
-		}
-	}
-	return xs
-}
+// refs memoizes the high-precision references of the accuracy tests (see
+// internal/bigref/cache.go: by default every reference is computed and
+// checked against the file; IMPLICITBIAS_BIGREF=cache reads it).
+var refs = bigref.NewCache("testdata/bigref-cache.txt", true)

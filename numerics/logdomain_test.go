@@ -10,7 +10,7 @@ package numerics
 // inputs. S is large exactly where F is ill-conditioned (LogExpm1 near
 // x = log 2, where F = 0), so the scale |F| + S does not excuse an inaccurate
 // formula elsewhere. Each accuracy test states its budget in units of
-// ε·(|F| + S), counted from the roundings of the formula; ldWithin applies it.
+// ε·(|F| + S), counted from the roundings of the formula; bigref.Within applies it.
 // A result in the subnormal range carries absolute precision 2⁻¹⁰⁷⁴ only, so
 // as many units of 2⁻¹⁰⁷⁴ are allowed on top.
 
@@ -19,90 +19,25 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/implicitbias/implicitbias/internal/bigref"
 )
 
-const ldEps = 0x1p-52
+// ldRefs memoizes the high-precision references (see
+// internal/bigref/cache.go: by default every reference is computed and checked
+// against the file; IMPLICITBIAS_BIGREF=cache reads it).
+var ldRefs = bigref.NewCache("testdata/bigref-cache.txt", false)
 
 var (
 	ldInf  = math.Inf(1)
 	ldNInf = math.Inf(-1)
 	ldNaN  = math.NaN()
 )
-
-// ldSame reports whether a and b are the same value: both NaN, or ==.
-func ldSame(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
-
-// ldWithin reports whether got is within ulps units of ε·(|want| + sens) of
-// want (plus ulps units of 2⁻¹⁰⁷⁴), or equal to it (infinities included).
-func ldWithin(got, want, sens, ulps float64) bool {
-	if got == want {
-		return true
-	}
-	if math.IsNaN(got) || math.IsInf(got, 0) || math.IsInf(want, 0) {
-		return false
-	}
-	return math.Abs(got-want) <= ulps*(ldEps*(math.Abs(want)+sens)+0x1p-1074)
-}
-
-// ldUnits returns the error of got in units of ε·(|want| + sens), for logs.
-func ldUnits(got, want, sens float64) float64 {
-	if got == want {
-		return 0
-	}
-	return math.Abs(got-want) / (ldEps*(math.Abs(want)+sens) + 0x1p-1074)
-}
-
-// ldWorst keeps the largest error of a sweep, to log it: the margin between
-// a budget and the error actually met shows how much slack a budget has.
-type ldWorst struct {
-	units, x float64
-}
-
-func (w *ldWorst) add(units, x float64) {
-	if units > w.units {
-		w.units, w.x = units, x
-	}
-}
-
-// ldGrid returns n points a, a+h, …, b together with extra points.
-func ldGrid(a, b float64, n int, extra ...float64) []float64 {
-	xs := make([]float64, 0, n+len(extra))
-	for i := 0; i < n; i++ {
-		xs = append(xs, a+(b-a)*float64(i)/float64(n-1))
-	}
-	return append(xs, extra...)
-}
-
-// ldLogGrid returns ±10^e for e = e0, e0+h, …, e1 (signs as asked).
-func ldLogGrid(e0, e1, h float64, pos, neg bool) []float64 {
-	var xs []float64
-	for e := e0; e <= e1+h/2; e += h {
-		v := math.Pow(10, e)
-		if pos {
-			xs = append(xs, v)
-		}
-		if neg {
-			xs = append(xs, -v)
-		}
-	}
-	return xs
-}
-
-// ldAround returns x and its two float64 neighbours: the points where a
-// formula switches branches.
-func ldAround(xs ...float64) []float64 {
-	var out []float64
-	for _, x := range xs {
-		out = append(out, math.Nextafter(x, ldNInf), x, math.Nextafter(x, ldInf))
-	}
-	return out
-}
 
 // References, from the definitions.
 
@@ -117,25 +52,25 @@ func ldRefLSE(x ...float64) float64 {
 	if math.IsInf(m, 0) {
 		return m
 	}
-	return ldRefValue(func(r ldRef) *big.Float {
-		mb := r.f(m)
-		s := r.z()
+	return ldRefs.Value("LSE", func(r bigref.Ref) *big.Float {
+		mb := r.F(m)
+		s := r.Z()
 		for _, v := range x {
 			if math.IsInf(v, -1) {
 				continue
 			}
-			d := r.sub(r.f(v), mb)
+			d := r.Sub(r.F(v), mb)
 			if d.Cmp(big.NewFloat(-1e5)) < 0 {
 				continue
 			}
-			s = r.add(s, r.exp(d))
+			s = r.Add(s, r.Exp(d))
 		}
-		return r.add(mb, r.log(s))
-	})
+		return r.Add(mb, r.Log(s))
+	}, x...)
 }
 
 // ldScaleLSE returns the error scale of LogSumExp's formula m + log1p(s),
-// s = Σ_{i≠k} e^{x_i − m}, beyond |F| (in units of which ldWithin measures):
+// s = Σ_{i≠k} e^{x_i − m}, beyond |F| (in units of which bigref.Within measures):
 //
 //	Σ_i |x_i|·p_i + (n − 1)(1 − p_k) + |F − m|,  p_i = e^{x_i − F}.
 //
@@ -162,65 +97,23 @@ func ldScaleLSE(lse float64, x ...float64) float64 {
 }
 
 func ldRefLog1pExp(x float64) float64 {
-	return ldRefAt(func(r ldRef, x *big.Float) *big.Float { return r.softplus(x) }, x)
+	return ldRefs.At("Log1pExp", func(r bigref.Ref, x *big.Float) *big.Float { return r.Softplus(x) }, x)
 }
 
 func ldRefLogExpm1(x float64) float64 {
-	return ldRefAt(func(r ldRef, x *big.Float) *big.Float { return r.logExpm1(x) }, x)
+	return ldRefs.At("LogExpm1", func(r bigref.Ref, x *big.Float) *big.Float { return r.LogExpm1(x) }, x)
 }
 
 func ldRefLogLog1pExp(x float64) float64 {
-	return ldRefAt(func(r ldRef, x *big.Float) *big.Float { return r.log(r.w().softplus(x)) }, x)
+	return ldRefs.At("LogLog1pExp", func(r bigref.Ref, x *big.Float) *big.Float { return r.Log(r.W().Softplus(x)) }, x)
 }
 
 func ldRefExp(x float64) float64 {
-	return ldRefAt(func(r ldRef, x *big.Float) *big.Float { return r.exp(x) }, x)
+	return ldRefs.At("Exp", func(r bigref.Ref, x *big.Float) *big.Float { return r.Exp(x) }, x)
 }
 
 // ldSigmoid is σ(x) = 1/(1 + e^{−x}), for condition scales only.
 func ldSigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
-// TestLogDomainReference checks the big-float helpers themselves against Go's
-// math package, whose Exp, Log, Expm1 and Log1p are accurate to about 1 ulp:
-// agreement to 2 ulps at hundreds of points rules out a wrong series or a
-// wrong argument reduction in the helpers (which would be off by far more).
-func TestLogDomainReference(t *testing.T) {
-	t.Parallel()
-	one := func(F ldRefFunc) func(float64) float64 {
-		return func(x float64) float64 { return ldRefAt(F, x) }
-	}
-	for _, test := range []struct {
-		name   string
-		ref    func(float64) float64
-		math   func(float64) float64
-		points []float64
-	}{
-		{"exp", one(func(r ldRef, x *big.Float) *big.Float { return r.exp(x) }), math.Exp, ldGrid(-700, 700, 141, -1e-8, 1e-300, 0.5)},
-		{"log", one(func(r ldRef, x *big.Float) *big.Float { return r.log(x) }), math.Log, append(ldLogGrid(-300, 300, 5, true, false), 0.7, 0.999, 1.001, 1.5)},
-		{"expm1", one(func(r ldRef, x *big.Float) *big.Float { return r.expm1(x) }), math.Expm1, append(ldLogGrid(-20, 2.5, 0.25, true, true), 0.4999, 0.5)},
-		{"log1p", one(func(r ldRef, x *big.Float) *big.Float { return r.log1p(x) }), math.Log1p, append(ldLogGrid(-20, 300, 2, true, false), -0.5, -0.4999, -0.9, -1e-8, -1e-300)},
-	} {
-		for _, x := range test.points {
-			want, got := test.ref(x), test.math(x)
-			if !ldWithin(got, want, 0, 2) {
-				t.Errorf("reference %s(%g) = %v, math says %v", test.name, x, want, got)
-			}
-		}
-	}
-	// ln 2 through two independent routes: 2 atanh(1/3) and −log(1/2)
-	// computed by log's own reduction (m = 1/2·2 → t = 0, e = −1).
-	r := ldRef{256}
-	if d := r.sub(r.ln2(), r.neg(r.log(r.f(0.5)))); d.Sign() != 0 && d.MantExp(nil) > -250 {
-		t.Errorf("ln 2 routes differ by %v", d)
-	}
-	// exp(log x) = x to the working precision.
-	for _, x := range []float64{1e-300, 0.3, 3, 1e300} {
-		xb := r.f(x)
-		if d := r.sub(r.exp(r.log(xb)), xb); d.Sign() != 0 && d.MantExp(nil) > xb.MantExp(nil)-240 {
-			t.Errorf("exp(log(%g)) − %g = %v", x, x, d)
-		}
-	}
-}
 
 func TestLogSumExpSpecial(t *testing.T) {
 	t.Parallel()
@@ -258,7 +151,7 @@ func TestLogSumExpSpecial(t *testing.T) {
 		{"-max twice", []float64{-mx, -mx}, -mx},
 		{"1 and -Inf", []float64{1, ldNInf}, 1},
 	} {
-		if got := LogSumExp(test.x); !ldSame(got, test.want) {
+		if got := LogSumExp(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("%s: LogSumExp(%v) = %v, want %v", test.name, test.x, got, test.want)
 		}
 	}
@@ -304,17 +197,17 @@ func TestLogSumExpAccuracy(t *testing.T) {
 			x    []float64
 		}{fmt.Sprintf("random %d", i), x})
 	}
-	var worst ldWorst
+	var worst bigref.Worst
 	for i, c := range cases {
 		want := ldRefLSE(c.x...)
 		got := LogSumExp(c.x)
 		sc := ldScaleLSE(want, c.x...)
-		if !ldWithin(got, want, sc, budget) {
-			t.Errorf("%s: LogSumExp(%v) = %v, want %v (%.3g units)", c.name, c.x, got, want, ldUnits(got, want, sc))
+		if !bigref.Within(got, want, sc, budget) {
+			t.Errorf("%s: LogSumExp(%v) = %v, want %v (%.3g units)", c.name, c.x, got, want, bigref.Units(got, want, sc))
 		}
-		worst.add(ldUnits(got, want, sc), float64(i))
+		worst.Add(bigref.Units(got, want, sc), float64(i))
 	}
-	t.Logf("LogSumExp: worst error %.3g units (budget %d), %s", worst.units, budget, cases[int(worst.x)].name)
+	t.Logf("LogSumExp: worst error %.3g units (budget %d), %s", worst.Units, budget, cases[int(worst.At)].name)
 }
 
 func ldFill(n int, v float64) []float64 {
@@ -346,13 +239,13 @@ func TestLogAddExp(t *testing.T) {
 		{mx, mx, mx},
 		{-mx, mx, mx},
 	} {
-		if got := LogAddExp(test.a, test.b); !ldSame(got, test.want) {
+		if got := LogAddExp(test.a, test.b); !bigref.Same(got, test.want) {
 			t.Errorf("LogAddExp(%v, %v) = %v, want %v", test.a, test.b, got, test.want)
 		}
 	}
 	// Accuracy: LogSumExp's formula for n = 2, with its scale and budget.
 	const budget = 2
-	var worst ldWorst
+	var worst bigref.Worst
 	pairs := [][2]float64{{0, 0}, {0, -40}, {-1e4, -1e4 - 1e-8}, {1e308, 1e308}, {-745, 0}, {-math.Ln2, -math.Ln2}, {20, -20}}
 	rnd := rand.New(rand.NewPCG(2, 2))
 	for i := 0; i < 100; i++ {
@@ -364,10 +257,10 @@ func TestLogAddExp(t *testing.T) {
 		want := ldRefLSE(a, b)
 		got := LogAddExp(a, b)
 		sc := ldScaleLSE(want, a, b)
-		if !ldWithin(got, want, sc, budget) {
-			t.Errorf("LogAddExp(%v, %v) = %v, want %v (%.3g units)", a, b, got, want, ldUnits(got, want, sc))
+		if !bigref.Within(got, want, sc, budget) {
+			t.Errorf("LogAddExp(%v, %v) = %v, want %v (%.3g units)", a, b, got, want, bigref.Units(got, want, sc))
 		}
-		worst.add(ldUnits(got, want, sc), a)
+		worst.Add(bigref.Units(got, want, sc), a)
 		// The formula is symmetric by construction and is LogSumExp's for n = 2.
 		if got2 := LogAddExp(b, a); got2 != got {
 			t.Errorf("LogAddExp(%v, %v) = %v ≠ LogAddExp(%v, %v) = %v", a, b, got, b, a, got2)
@@ -376,7 +269,7 @@ func TestLogAddExp(t *testing.T) {
 			t.Errorf("LogAddExp(%v, %v) = %v ≠ LogSumExp = %v", a, b, got, lse)
 		}
 	}
-	t.Logf("LogAddExp: worst error %.3g units (budget %d)", worst.units, budget)
+	t.Logf("LogAddExp: worst error %.3g units (budget %d)", worst.Units, budget)
 }
 
 func TestLog1pExp(t *testing.T) {
@@ -396,7 +289,7 @@ func TestLog1pExp(t *testing.T) {
 		{1e300, 1e300},
 		{math.MaxFloat64, math.MaxFloat64},
 	} {
-		if got := Log1pExp(test.x); !ldSame(got, test.want) {
+		if got := Log1pExp(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("Log1pExp(%v) = %v, want %v", test.x, got, test.want)
 		}
 	}
@@ -404,19 +297,19 @@ func TestLog1pExp(t *testing.T) {
 	// exp (1 ulp) and log1p (1 ulp, condition ≤ 1) then ½ ulp; the S term
 	// |x|σ(x) covers the rounding of x itself.
 	const budget = 3
-	xs := ldGrid(-800, 800, 801, ldAround(-745, -709, -37, 0, 18, 37)...)
-	xs = append(xs, ldLogGrid(-300, 1, 0.25, true, true)...)
-	var worst ldWorst
+	xs := bigref.Grid(-800, 800, 801, bigref.Around(-745, -709, -37, 0, 18, 37)...)
+	xs = append(xs, bigref.LogGrid(-300, 1, 0.25, true, true)...)
+	var worst bigref.Worst
 	for _, x := range xs {
 		want := ldRefLog1pExp(x)
 		got := Log1pExp(x)
 		sens := math.Abs(x) * ldSigmoid(x)
-		if !ldWithin(got, want, sens, budget) {
-			t.Errorf("Log1pExp(%v) = %v, want %v (%.3g units)", x, got, want, ldUnits(got, want, sens))
+		if !bigref.Within(got, want, sens, budget) {
+			t.Errorf("Log1pExp(%v) = %v, want %v (%.3g units)", x, got, want, bigref.Units(got, want, sens))
 		}
-		worst.add(ldUnits(got, want, sens), x)
+		worst.Add(bigref.Units(got, want, sens), x)
 	}
-	t.Logf("Log1pExp: worst error %.3g units at x = %v (budget %d)", worst.units, worst.x, budget)
+	t.Logf("Log1pExp: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
 }
 
 func TestLogExpm1(t *testing.T) {
@@ -436,7 +329,7 @@ func TestLogExpm1(t *testing.T) {
 		{800, 800},
 		{math.MaxFloat64, math.MaxFloat64},
 	} {
-		if got := LogExpm1(test.x); !ldSame(got, test.want) {
+		if got := LogExpm1(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("LogExpm1(%v) = %v, want %v", test.x, got, test.want)
 		}
 	}
@@ -447,20 +340,20 @@ func TestLogExpm1(t *testing.T) {
 	// e^{−x})|log1p(−e^{−x})|) ≤ 1.5 for x ≥ 0.5, where F ≥ −0.44) and the
 	// final addition otherwise.
 	const budget = 3
-	xs := ldLogGrid(-300, -10, 1, true, false)
-	xs = append(xs, ldLogGrid(-10, math.Log10(800), 0.02, true, false)...)
-	xs = append(xs, ldAround(5e-324, 0x1p-1022, 0.5, math.Ln2, 37, 709.78)...)
-	var worst ldWorst
+	xs := bigref.LogGrid(-300, -10, 1, true, false)
+	xs = append(xs, bigref.LogGrid(-10, math.Log10(800), 0.02, true, false)...)
+	xs = append(xs, bigref.Around(5e-324, 0x1p-1022, 0.5, math.Ln2, 37, 709.78)...)
+	var worst bigref.Worst
 	for _, x := range xs {
 		want := ldRefLogExpm1(x)
 		got := LogExpm1(x)
 		sens := x / -math.Expm1(-x)
-		if !ldWithin(got, want, sens, budget) {
-			t.Errorf("LogExpm1(%v) = %v, want %v (%.3g units)", x, got, want, ldUnits(got, want, sens))
+		if !bigref.Within(got, want, sens, budget) {
+			t.Errorf("LogExpm1(%v) = %v, want %v (%.3g units)", x, got, want, bigref.Units(got, want, sens))
 		}
-		worst.add(ldUnits(got, want, sens), x)
+		worst.Add(bigref.Units(got, want, sens), x)
 	}
-	t.Logf("LogExpm1: worst error %.3g units at x = %v (budget %d)", worst.units, worst.x, budget)
+	t.Logf("LogExpm1: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
 }
 
 func TestLogLog1pExp(t *testing.T) {
@@ -477,7 +370,7 @@ func TestLogLog1pExp(t *testing.T) {
 		{-1e6, -1e6},
 		{-math.MaxFloat64, -math.MaxFloat64},
 	} {
-		if got := LogLog1pExp(test.x); !ldSame(got, test.want) {
+		if got := LogLog1pExp(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("LogLog1pExp(%v) = %v, want %v", test.x, got, test.want)
 		}
 	}
@@ -486,20 +379,20 @@ func TestLogLog1pExp(t *testing.T) {
 	// softplus (3 units, condition of log ≤ 1/|F| folded into the scale) or
 	// the tail formulas (log, log1p, one addition).
 	const budget = 3
-	xs := ldLogGrid(-12, 6, 0.05, true, true)
-	xs = append(xs, ldAround(-37, 37, 18, 0, 0.5413248546129181, 1e-300, -1e-300)...)
-	var worst ldWorst
+	xs := bigref.LogGrid(-12, 6, 0.05, true, true)
+	xs = append(xs, bigref.Around(-37, 37, 18, 0, 0.5413248546129181, 1e-300, -1e-300)...)
+	var worst bigref.Worst
 	for _, x := range xs {
 		want := ldRefLogLog1pExp(x)
 		got := LogLog1pExp(x)
 		// S = |x|·σ(x)/softplus(x).
 		sens := math.Abs(x) * ldSigmoid(x) / Log1pExp(x)
-		if !ldWithin(got, want, sens, budget) {
-			t.Errorf("LogLog1pExp(%v) = %v, want %v (%.3g units)", x, got, want, ldUnits(got, want, sens))
+		if !bigref.Within(got, want, sens, budget) {
+			t.Errorf("LogLog1pExp(%v) = %v, want %v (%.3g units)", x, got, want, bigref.Units(got, want, sens))
 		}
-		worst.add(ldUnits(got, want, sens), x)
+		worst.Add(bigref.Units(got, want, sens), x)
 	}
-	t.Logf("LogLog1pExp: worst error %.3g units at x = %v (budget %d)", worst.units, worst.x, budget)
+	t.Logf("LogLog1pExp: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
 }
 
 func TestExp(t *testing.T) {
@@ -518,7 +411,7 @@ func TestExp(t *testing.T) {
 		{710, ldInf},
 		{-746, 0},
 	} {
-		if got := Exp(test.x); !ldSame(got, test.want) {
+		if got := Exp(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("Exp(%v) = %v, want %v", test.x, got, test.want)
 		}
 	}
@@ -528,21 +421,21 @@ func TestExp(t *testing.T) {
 	// above, exp(x/2)² with x/2 exact, i.e. twice the error of exp(x/2) and
 	// ½ ulp for the product.
 	const budget = 2
-	xs := ldGrid(-708, 709, 1418, ldAround(709, 709.43, 709.44, 709.6, 709.78, thr)...)
-	var worst ldWorst
+	xs := bigref.Grid(-708, 709, 1418, bigref.Around(709, 709.43, 709.44, 709.6, 709.78, thr)...)
+	var worst bigref.Worst
 	for _, x := range xs {
 		want := ldRefExp(x)
 		got := Exp(x)
-		if !ldWithin(got, want, 0, budget) {
-			t.Errorf("Exp(%v) = %v, want %v (%.3g units)", x, got, want, ldUnits(got, want, 0))
+		if !bigref.Within(got, want, 0, budget) {
+			t.Errorf("Exp(%v) = %v, want %v (%.3g units)", x, got, want, bigref.Units(got, want, 0))
 		}
-		worst.add(ldUnits(got, want, 0), x)
+		worst.Add(bigref.Units(got, want, 0), x)
 	}
-	t.Logf("Exp: worst error %.3g units at x = %v (budget %d)", worst.units, worst.x, budget)
+	t.Logf("Exp: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
 	// Subnormal results, [−745, −708]: absolute precision 2⁻¹⁰⁷⁴, of which
-	// ldWithin allows budget units.
-	for _, x := range ldGrid(-745, -708, 75, -745.1332191019412, -744.44) {
-		if want, got := ldRefExp(x), Exp(x); !ldWithin(got, want, 0, budget) {
+	// bigref.Within allows budget units.
+	for _, x := range bigref.Grid(-745, -708, 75, -745.1332191019412, -744.44) {
+		if want, got := ldRefExp(x), Exp(x); !bigref.Within(got, want, 0, budget) {
 			t.Errorf("Exp(%v) = %v, want %v", x, got, want)
 		}
 	}
@@ -561,7 +454,7 @@ func TestLog(t *testing.T) {
 		{ldNaN, ldNaN},
 		{1, 0},
 	} {
-		if got := Log(test.x); !ldSame(got, test.want) {
+		if got := Log(test.x); !bigref.Same(got, test.want) {
 			t.Errorf("Log(%v) = %v, want %v", test.x, got, test.want)
 		}
 	}
@@ -569,20 +462,20 @@ func TestLog(t *testing.T) {
 	// (S = |x·(1/x)| = 1): math.Log's ulp, then for subnormals the rounded
 	// subtraction of the rounded 52·log 2 (½ ulp each of numbers ≤ 745).
 	const budget = 2
-	xs := ldAround(5e-324, 1e-323, 0x1p-1022, 1e-310, 1e-300, 0.5, 1, 2, 1e300, math.MaxFloat64)
+	xs := bigref.Around(5e-324, 1e-323, 0x1p-1022, 1e-310, 1e-300, 0.5, 1, 2, 1e300, math.MaxFloat64)
 	for k := 0; k <= 52; k++ {
 		xs = append(xs, math.Ldexp(1, -1074+k), math.Ldexp(1.7, -1074+k))
 	}
-	var worst ldWorst
+	var worst bigref.Worst
 	for _, x := range xs {
-		want := ldRefAt(func(r ldRef, x *big.Float) *big.Float { return r.log(x) }, x)
+		want := ldRefs.At("Log", func(r bigref.Ref, x *big.Float) *big.Float { return r.Log(x) }, x)
 		got := Log(x)
-		if !ldWithin(got, want, 1, budget) {
-			t.Errorf("Log(%v) = %v, want %v (%.3g units)", x, got, want, ldUnits(got, want, 1))
+		if !bigref.Within(got, want, 1, budget) {
+			t.Errorf("Log(%v) = %v, want %v (%.3g units)", x, got, want, bigref.Units(got, want, 1))
 		}
-		worst.add(ldUnits(got, want, 1), x)
+		worst.Add(bigref.Units(got, want, 1), x)
 	}
-	t.Logf("Log: worst error %.3g units at x = %v (budget %d)", worst.units, worst.x, budget)
+	t.Logf("Log: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
 }
 
 // TestLogDomainProperties checks identities between the functions on random
@@ -601,7 +494,7 @@ func TestLogDomainProperties(t *testing.T) {
 	props.Property("Log1pExp(x) − Log1pExp(−x) = x", prop.ForAll(
 		func(x float64) bool {
 			d := Log1pExp(x) - Log1pExp(-x)
-			return math.Abs(d-x) <= 16*ldEps*(math.Abs(x)+1)
+			return math.Abs(d-x) <= 16*bigref.Eps*(math.Abs(x)+1)
 		},
 		gen.Float64Range(-800, 800),
 	))
@@ -611,7 +504,7 @@ func TestLogDomainProperties(t *testing.T) {
 	// log 2) in the outer function, plus its own 3ε(|x| + 1).
 	props.Property("LogExpm1(Log1pExp(x)) = x", prop.ForAll(
 		func(x float64) bool {
-			return math.Abs(LogExpm1(Log1pExp(x))-x) <= 12*ldEps*(math.Abs(x)+1)
+			return math.Abs(LogExpm1(Log1pExp(x))-x) <= 12*bigref.Eps*(math.Abs(x)+1)
 		},
 		gen.Float64Range(-700, 700),
 	))
@@ -619,7 +512,7 @@ func TestLogDomainProperties(t *testing.T) {
 	// softplus's relative error into an absolute one.
 	props.Property("LogLog1pExp(x) = log(Log1pExp(x))", prop.ForAll(
 		func(x float64) bool {
-			return math.Abs(LogLog1pExp(x)-math.Log(Log1pExp(x))) <= 8*ldEps*(math.Abs(LogLog1pExp(x))+1)
+			return math.Abs(LogLog1pExp(x)-math.Log(Log1pExp(x))) <= 8*bigref.Eps*(math.Abs(LogLog1pExp(x))+1)
 		},
 		gen.Float64Range(-700, 700),
 	))
@@ -636,7 +529,7 @@ func TestLogDomainProperties(t *testing.T) {
 			}
 			l := LogSumExp(x)
 			up := m + math.Log(float64(len(x)))
-			return m <= l && l <= up+4*ldEps*(math.Abs(up)+float64(len(x)))
+			return m <= l && l <= up+4*bigref.Eps*(math.Abs(up)+float64(len(x)))
 		},
 		gen.SliceOf(gen.Float64Range(-1e4, 1e4)),
 	))
@@ -653,7 +546,7 @@ func TestLogDomainProperties(t *testing.T) {
 				y[i] = v + c
 				s += math.Abs(v) + math.Abs(c)
 			}
-			return math.Abs(LogSumExp(y)-(LogSumExp(x)+c)) <= 10*ldEps*(s+float64(len(x)))
+			return math.Abs(LogSumExp(y)-(LogSumExp(x)+c)) <= 10*bigref.Eps*(s+float64(len(x)))
 		},
 		gen.SliceOf(gen.Float64Range(-50, 50)),
 		gen.Float64Range(-1e4, 1e4),
@@ -717,257 +610,4 @@ func BenchmarkExp(b *testing.B) {
 	for b.Loop() {
 		ldSink = Exp(-3.5)
 	}
-}
-
-// Big-float helpers: see losses/bigref_test.go for the method, of which
-// these are a copy (test helpers cannot be shared between packages without
-// exporting them).
-
-// ldRef is a precision in bits; its methods return values of that precision.
-type ldRef struct{ prec uint }
-
-// ldGuard is the number of extra bits each elementary function works with.
-const ldGuard = 64
-
-func (r ldRef) w() ldRef                                { return ldRef{r.prec + ldGuard} }
-func (r ldRef) z() *big.Float                           { return new(big.Float).SetPrec(r.prec) }
-func (r ldRef) f(x float64) *big.Float                  { return r.z().SetFloat64(x) }
-func (r ldRef) round(x *big.Float) *big.Float           { return r.z().Set(x) }
-func (r ldRef) add(a, b *big.Float) *big.Float          { return r.z().Add(a, b) }
-func (r ldRef) sub(a, b *big.Float) *big.Float          { return r.z().Sub(a, b) }
-func (r ldRef) mul(a, b *big.Float) *big.Float          { return r.z().Mul(a, b) }
-func (r ldRef) quo(a, b *big.Float) *big.Float          { return r.z().Quo(a, b) }
-func (r ldRef) neg(a *big.Float) *big.Float             { return r.z().Neg(a) }
-func (r ldRef) addf(a *big.Float, b float64) *big.Float { return r.add(a, r.f(b)) }
-
-// negligible reports whether term is below 2^{−(prec+4)}·|sum|.
-func (r ldRef) negligible(term, sum *big.Float) bool {
-	if term.Sign() == 0 {
-		return true
-	}
-	if sum.Sign() == 0 {
-		return false
-	}
-	return term.MantExp(nil) < sum.MantExp(nil)-int(r.prec)-4
-}
-
-// atanh returns Σ t^{2k+1}/(2k+1) for |t| ≤ 1/2.
-func (r ldRef) atanh(t *big.Float) *big.Float {
-	w := r.w()
-	if t.Sign() == 0 {
-		return r.z()
-	}
-	t2 := w.mul(t, t)
-	term := w.round(t)
-	sum := w.round(t)
-	for k := 1; ; k++ {
-		term = w.mul(term, t2)
-		d := w.quo(term, w.f(float64(2*k+1)))
-		sum = w.add(sum, d)
-		if w.negligible(d, sum) {
-			break
-		}
-	}
-	return r.round(sum)
-}
-
-var (
-	ldLn2Mu    sync.Mutex
-	ldLn2Cache = map[uint]*big.Float{}
-)
-
-// ln2 returns log 2 = 2 atanh(1/3).
-func (r ldRef) ln2() *big.Float {
-	ldLn2Mu.Lock()
-	defer ldLn2Mu.Unlock()
-	if v, ok := ldLn2Cache[r.prec]; ok {
-		return v
-	}
-	w := r.w()
-	third := w.quo(w.f(1), w.f(3))
-	v := r.round(w.mul(w.f(2), w.atanh(third)))
-	ldLn2Cache[r.prec] = v
-	return v
-}
-
-// log returns the natural logarithm of x ≥ 0 (−Inf at 0, +Inf at +Inf).
-func (r ldRef) log(x *big.Float) *big.Float {
-	switch {
-	case x.Sign() < 0:
-		panic(fmt.Sprintf("ldRef.log of negative %v", x))
-	case x.Sign() == 0:
-		return r.z().SetInf(true)
-	case x.IsInf():
-		return r.z().SetInf(false)
-	}
-	w := r.w()
-	m := w.z()
-	e := x.MantExp(m) // x = m·2^e, m ∈ [0.5, 1)
-	if m.Cmp(big.NewFloat(math.Sqrt2/2)) < 0 {
-		m.SetMantExp(m, 1)
-		e--
-	}
-	t := w.quo(w.addf(m, -1), w.addf(m, 1)) // |t| ≤ 0.1716
-	s := w.mul(w.f(2), w.atanh(t))
-	if e != 0 {
-		s = w.add(s, w.mul(w.f(float64(e)), w.w().ln2()))
-	}
-	return r.round(s)
-}
-
-// exp returns e^x for |x| ≤ 1e8 (the exponent range of big.Float is ±2^31).
-func (r ldRef) exp(x *big.Float) *big.Float {
-	if x.IsInf() {
-		if x.Sign() > 0 {
-			return r.z().SetInf(false)
-		}
-		return r.z()
-	}
-	xf, _ := x.Float64()
-	if math.Abs(xf) > 1e8 {
-		panic(fmt.Sprintf("ldRef.exp(%g): argument out of range", xf))
-	}
-	if x.Sign() == 0 {
-		return r.f(1)
-	}
-	// |k| < 2^28: 32 more ldGuard bits keep x − k·log 2 exact to the working precision.
-	w := ldRef{r.prec + ldGuard + 32}
-	k := math.Round(xf / math.Ln2)
-	y := w.sub(x, w.mul(w.f(k), w.ln2()))
-	const s = 10
-	y.SetMantExp(y, -s)
-	sum, term := w.f(1), w.f(1)
-	for n := 1; ; n++ {
-		term = w.quo(w.mul(term, y), w.f(float64(n)))
-		sum = w.add(sum, term)
-		if w.negligible(term, sum) {
-			break
-		}
-	}
-	for i := 0; i < s; i++ { // squaring s times loses at most s bits of the ldGuard
-		sum = w.mul(sum, sum)
-	}
-	sum.SetMantExp(sum, int(k))
-	return r.round(sum)
-}
-
-// ldAbsCmp compares |x| with c.
-func ldAbsCmp(x *big.Float, c float64) int { return new(big.Float).Abs(x).Cmp(big.NewFloat(c)) }
-
-// expm1 returns e^x − 1 with full relative precision near 0.
-func (r ldRef) expm1(x *big.Float) *big.Float {
-	w := r.w()
-	if x.IsInf() || x.Sign() == 0 || ldAbsCmp(x, 0.5) >= 0 {
-		return r.round(w.addf(w.exp(x), -1))
-	}
-	sum := w.round(x)
-	term := w.round(x)
-	for n := 2; ; n++ {
-		term = w.quo(w.mul(term, x), w.f(float64(n)))
-		sum = w.add(sum, term)
-		if w.negligible(term, sum) {
-			break
-		}
-	}
-	return r.round(sum)
-}
-
-// log1p returns log(1 + x) with full relative precision near 0, x > −1.
-func (r ldRef) log1p(x *big.Float) *big.Float {
-	w := r.w()
-	if x.IsInf() || ldAbsCmp(x, 0.5) > 0 {
-		// For x ∈ (−1, −1/2) the sum 1 + x is exact when the working precision
-		// covers x's bits; ldRefValue raises the precision otherwise.
-		return r.round(w.log(w.addf(x, 1)))
-	}
-	t := w.quo(x, w.addf(x, 2))
-	return r.round(w.mul(w.f(2), w.atanh(t)))
-}
-
-// softplus returns log(1 + e^x). For x > 1e5 it returns x: the difference
-// log1p(e^{−x}) < e^{−1e5} is below 2^{−140000} relative.
-func (r ldRef) softplus(x *big.Float) *big.Float {
-	if x.Cmp(big.NewFloat(1e5)) > 0 {
-		return r.round(x)
-	}
-	return r.log1p(r.w().exp(x))
-}
-
-// onePlusExp returns 1 + e^x. For x < −1e5 it returns 1: the difference
-// e^x < e^{−1e5} is below 2^{−140000}.
-func (r ldRef) onePlusExp(x *big.Float) *big.Float {
-	if x.Cmp(big.NewFloat(-1e5)) < 0 {
-		return r.f(1)
-	}
-	return r.addf(r.w().exp(x), 1)
-}
-
-// logExpm1 returns log(e^x − 1) for x > 0. For x > 1e5 it returns x: the
-// difference |log1p(−e^{−x})| < 2e^{−1e5} is below 2^{−140000} relative.
-func (r ldRef) logExpm1(x *big.Float) *big.Float {
-	if x.Cmp(big.NewFloat(1e5)) > 0 {
-		return r.round(x)
-	}
-	return r.log(r.w().expm1(x))
-}
-
-// ldRefAgree is the relative agreement of two successive precisions that
-// ldRefValue accepts: 2^{−100}, 47 bits beyond float64's 53.
-const ldRefAgree = -100
-
-// ldRefValue evaluates eval at increasing precision until two successive
-// results agree to 2^{−100} relative and returns the last one rounded to
-// float64 (correctly rounded, including to subnormals, 0 and ±Inf).
-//
-// A result of exactly 0 is accepted only once it has stayed 0 up to 4096
-// bits: a cancellation that the working precision cannot resolve (two equal
-// roundings of log 2 + 5e-301 and log 2) gives 0 at every low precision.
-func ldRefValue(eval func(r ldRef) *big.Float) float64 {
-	prev := eval(ldRef{256})
-	for p := uint(512); p <= 1<<14; p *= 2 {
-		cur := eval(ldRef{p})
-		if ldBigAgree(prev, cur) && (cur.Sign() != 0 || p >= 4096) {
-			v, _ := cur.Float64()
-			return v
-		}
-		prev = cur
-	}
-	panic("reference did not converge at 16384 bits")
-}
-
-func ldBigAgree(a, b *big.Float) bool {
-	if a.IsInf() || b.IsInf() {
-		return a.IsInf() && b.IsInf() && a.Sign() == b.Sign()
-	}
-	if b.Sign() == 0 {
-		return a.Sign() == 0
-	}
-	d := new(big.Float).SetPrec(b.Prec()).Sub(a, b)
-	return d.Sign() == 0 || d.MantExp(nil) < b.MantExp(nil)+ldRefAgree
-}
-
-// ldRefFunc is a function of one real evaluated at r's precision.
-type ldRefFunc func(r ldRef, x *big.Float) *big.Float
-
-// ldRefFuncN is a function of several reals evaluated at r's precision.
-type ldRefFuncN func(r ldRef, x []*big.Float) *big.Float
-
-func (F ldRefFunc) n() ldRefFuncN {
-	return func(r ldRef, x []*big.Float) *big.Float { return F(r, x[0]) }
-}
-
-// ref returns F(x) rounded to float64.
-func ldRefAt(F ldRefFunc, x float64) float64 { return ldRefN(F.n(), x) }
-
-// ldRefN returns F(x...) rounded to float64.
-func ldRefN(F ldRefFuncN, x ...float64) float64 {
-	return ldRefValue(func(r ldRef) *big.Float { return F(r, r.fs(x)) })
-}
-
-func (r ldRef) fs(x []float64) []*big.Float {
-	b := make([]*big.Float, len(x))
-	for i, v := range x {
-		b[i] = r.f(v)
-	}
-	return b
 }

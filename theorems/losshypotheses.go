@@ -631,6 +631,11 @@ const (
 
 func growth(v []float64) (kind growthKind, limit, ratio float64) {
 	n := len(v)
+	if n < 3 {
+		// Two increments are needed (a short evidence range, e.g. loss
+		// --evidence 1e3, samples fewer decades): nothing can be said.
+		return growthUnknown, math.NaN(), math.NaN()
+	}
 	for _, x := range v {
 		if math.IsNaN(x) {
 			return growthUnknown, math.NaN(), math.NaN()

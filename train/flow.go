@@ -85,6 +85,7 @@ type Flow struct {
 	Accepted, Rejected int
 
 	lastErr     float64
+	nonFinite   error // the last stage of this step that met a non-finite value
 	k           [7][]float64
 	y0, y, e    []float64
 	kz          [7]float64 // dζ/ds at the stages
@@ -179,6 +180,7 @@ func (f *Flow) Step(obj *Objective, theta []float64, ev *Eval) (float64, error) 
 		f.H = f.initialStep(obj)
 	}
 	rejectedHere := false
+	f.nonFinite = nil
 	for try := 0; try < flowMaxTries; try++ {
 		h := f.H
 		ok, err := f.stages(obj, h)
@@ -238,6 +240,12 @@ func (f *Flow) Step(obj *Objective, theta []float64, ev *Eval) (float64, error) 
 		}
 	}
 	copy(theta, f.y0)
+	if f.nonFinite != nil {
+		// The step shrank against a non-finite value (a NaN wall, or an
+		// overflow no step size avoids): report it, not only the tolerance.
+		return 0, fmt.Errorf("%w: no step met the tolerance %g after %d tries (step in s %.3g); a stage met %w",
+			ErrFlowStep, f.Tol, flowMaxTries, f.H, f.nonFinite)
+	}
 	return 0, fmt.Errorf("%w: no step met the tolerance %g after %d tries (step in s %.3g)", ErrFlowStep, f.Tol, flowMaxTries, f.H)
 }
 
@@ -257,6 +265,7 @@ func (f *Flow) stages(obj *Objective, h float64) (bool, error) {
 		ev, err := obj.Evaluate(f.y, true)
 		if err != nil {
 			if errors.Is(err, ErrNonFinite) {
+				f.nonFinite = err
 				return false, nil
 			}
 			return false, err

@@ -75,7 +75,8 @@ func (*LossBased) Name() string { return "lossbased" }
 // Step tries θ − α·Dir until the objective decreases, then returns
 // log η = log α − log(𝓛 + R) of the accepted step. It returns ErrStalled,
 // with θ unchanged, when lossBasedMaxRetries divisions of α found no
-// decrease.
+// decrease, or an error wrapping ErrNonFinite if some of those trials met a
+// non-finite value (the step is then blocked, not at a minimum).
 func (lb *LossBased) Step(obj *Objective, theta []float64, ev *Eval) (float64, error) {
 	if len(lb.theta0) != len(theta) {
 		lb.theta0 = make([]float64, len(theta))
@@ -87,6 +88,7 @@ func (lb *LossBased) Step(obj *Objective, theta []float64, ev *Eval) (float64, e
 	if math.IsInf(logF, -1) {
 		return 0, ErrStalled // 𝓛 + R = 0: nothing to decrease
 	}
+	var nonFinite error // the last trial that met a non-finite value
 	for try := 0; try < lossBasedMaxRetries; try++ {
 		floats.AddScaledTo(theta, lb.theta0, -math.Exp(lb.LogAlpha), lb.dir)
 		trial, err := obj.Evaluate(theta, false)
@@ -96,6 +98,9 @@ func (lb *LossBased) Step(obj *Objective, theta []float64, ev *Eval) (float64, e
 		}
 		// A trial that overflows is a failed trial like one that
 		// increases the loss (LL's "otherwise").
+		if err != nil {
+			nonFinite = err
+		}
 		if err == nil && trial.LogObjective < logF {
 			logEta := lb.LogAlpha - logF
 			lb.LogAlpha += lossBasedLogUp
@@ -106,6 +111,13 @@ func (lb *LossBased) Step(obj *Objective, theta []float64, ev *Eval) (float64, e
 		lb.Rejected++
 	}
 	copy(theta, lb.theta0)
+	if nonFinite != nil {
+		// Not a minimum: every step size either met a non-finite value
+		// (a NaN wall, or an overflow that no α down to this one avoids)
+		// or moved θ by less than its rounding next to it.
+		return 0, fmt.Errorf("loss-based schedule: no step of %d down to α = %.3g stays finite and decreases log 𝓛 = %.6g: %w",
+			lossBasedMaxRetries, math.Exp(lb.LogAlpha), logF, nonFinite)
+	}
 	return 0, fmt.Errorf("%w (loss-based schedule: %d retries down to α = %.3g at log 𝓛 = %.6g)",
 		ErrStalled, lossBasedMaxRetries, math.Exp(lb.LogAlpha), logF)
 }

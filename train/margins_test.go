@@ -1,6 +1,9 @@
 package train
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"testing"
 
@@ -9,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/internal/bigref"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 )
@@ -44,6 +48,25 @@ func bruteI(g *GDMargin, u float64) float64 {
 	return sum - g.S0*(1/S+1/(2*g.L*S*S))
 }
 
+// bruteRefs memoizes bruteI (2e5 trapezoid steps per value, 1.8 s for the
+// whole table) for repeated runs of the suite, as internal/bigref's cache
+// does for the big-float references: by default every value is computed and
+// checked against testdata/bruteI-cache.txt; IMPLICITBIAS_BIGREF=cache reads
+// it. The key holds S₀, L, u and a fingerprint of h at 64 points of [s₀, S],
+// so a change of h (bruteI's only use of the code under test) recomputes.
+var bruteRefs = bigref.NewCache("testdata/bruteI-cache.txt", false)
+
+func cachedBruteI(g *GDMargin, u float64) float64 {
+	S := math.Max(math.Max(g.S0, u), 3) + 20
+	f := fnv.New64a()
+	for i := 0; i < 64; i++ {
+		s := g.S0 * math.Pow(S/g.S0, float64(i)/63)
+		binary.Write(f, binary.LittleEndian, math.Float64bits(g.h(s)))
+	}
+	label := fmt.Sprintf("bruteI/%x", f.Sum64())
+	return bruteRefs.Float(label, func() float64 { return bruteI(g, u) }, g.S0, g.L, u)
+}
+
 func TestGDMarginAgainstBruteForce(t *testing.T) {
 	for _, tc := range []struct{ logL0, L float64 }{
 		{-0.05, 1}, {-0.05, 2}, {-0.3, 3}, {-1, 7}, {-2.5, 4}, {-0.01, 0.5}, {-5, 2},
@@ -53,7 +76,7 @@ func TestGDMarginAgainstBruteForce(t *testing.T) {
 		for _, du := range []float64{0, 0.1, 0.7, 2, 5, 40} {
 			u := g.S0 + du
 			got, qerr := g.I(u)
-			want := bruteI(g, u)
+			want := cachedBruteI(g, u)
 			// The trapezoid rule with 2e5 steps in log s on a piecewise-
 			// smooth integrand (kinks where H leaves h) is accurate to
 			// ~1e-7 relative (1e-9 at 2e6 steps, checked once).

@@ -115,6 +115,11 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	estimator, _ := opt.(ErrorEstimator)
 	record := func(t int, ev *Eval) error {
 		rec := Measure(obj, theta, ev, t, logT)
+		if math.IsInf(rec.Rho, 0) {
+			// Every θ_i is finite (checked after each step), but ‖θ‖ is
+			// beyond float64: no margin or norm can be reported from here.
+			return fmt.Errorf("step %d: %w: ‖θ‖ overflows float64 (diverged)", t, ErrNonFinite)
+		}
 		rec.LogEta, rec.LocalError = logEta, localErr
 		localErr = 0
 		if cfg.KeepTheta {

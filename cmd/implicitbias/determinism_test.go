@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,5 +34,39 @@ func TestDeterminism(t *testing.T) {
 		assert.Equal(t, verify[0], verify[i], "verify --json differs in run %d", i)
 		assert.Equal(t, trainOut[0], trainOut[i], "train JSON differs in run %d", i)
 		assert.Equal(t, traces[0], traces[i], "train trace differs in run %d", i)
+	}
+}
+
+// TestDeterminismSections: the same for entries of sections B (margin
+// dynamics: LL-A5, LL-5.1, and LL-4.1 along a gradient flow), C (KKT:
+// LL-C7, LL-C8, LL-I1) and D (GRW: ZD-P17, ZD-T10, ZD-span, ZD-T1), whose
+// checks train in parallel inside verify; and bench's final loss with 1, 2
+// and 4 GEMM threads (the engine's blocked products sum in a fixed order
+// whatever the thread count).
+func TestDeterminismSections(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var verify, bench []string
+	for _, procs := range []int{1, 2, 1} {
+		runtime.GOMAXPROCS(procs)
+		code, out, errOut := runCLI("verify", "--json", "--only", "LL-A5,LL-5.1,LL-4.1,LL-C7,LL-C8,LL-I1,ZD-P17,ZD-T10,ZD-span,ZD-T1", "--seed", "3")
+		require.Equal(t, exitOK, code, errOut)
+		verify = append(verify, out)
+		for _, threads := range []string{"1", "2", "4"} {
+			code, out, errOut := runCLI("bench", "--workload", "W2", "--steps", "3", "--threads", threads, "--json")
+			require.Equal(t, exitOK, code, errOut)
+			var res struct {
+				FinalLoss json.Number `json:"final_loss"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &res))
+			// JSON holds the shortest decimal that reads back to the same
+			// float64: equal strings are equal bits.
+			bench = append(bench, res.FinalLoss.String())
+		}
+	}
+	for i := 1; i < len(verify); i++ {
+		assert.Equal(t, verify[0], verify[i], "verify --json differs in run %d", i)
+	}
+	for i := 1; i < len(bench); i++ {
+		assert.Equal(t, bench[0], bench[i], "bench final loss differs in run %d", i)
 	}
 }

@@ -46,6 +46,9 @@ Checkpoints before separation (𝓛 ≥ ℓ(b_f)) show only the training state.
   --window K     steps per checkpoint window (default: see above)
   --growth G     checkpoint spacing factor > 1 (default 2)
   --json         print the rows as a JSON array instead of a table
+
+Exit status: 0 on success, 2 for bad input, 3 when two samples have the same
+features and opposite labels (no model separates them; (P) is infeasible).
 `
 
 type kktRow struct {
@@ -111,6 +114,10 @@ func runKKT(args []string, stdout, stderr io.Writer) int {
 	obj, err := train.NewObjective(model, loss, data)
 	if err != nil {
 		return fail(stderr, "kkt", err)
+	}
+	if i, j, ok := data.Contradiction(); ok {
+		fmt.Fprintf(stderr, "implicitbias kkt: data are not separable: samples %d and %d have the same features and opposite labels, so (P) has no feasible point\n", i+1, j+1)
+		return exitNotSeparable
 	}
 	burst := *window
 	if burst == 0 {

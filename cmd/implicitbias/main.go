@@ -16,7 +16,8 @@
 //
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
 // for bad input (an unknown ID, a malformed data file, a bad flag value), 3
-// when maxmargin's data are not separable.
+// when the data of maxmargin or kkt are not separable (kkt: two samples
+// with the same features and opposite labels), 130 when interrupted.
 package main
 
 import (

@@ -83,6 +83,11 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if *steps < 0 {
 		return fail(stderr, "train", fmt.Errorf("--steps must be ≥ 0, got %d", *steps))
 	}
+	if !(*lr > 0) || math.IsInf(*lr, 0) {
+		// Checked here as well as by the optimizers: flow ignores --lr,
+		// and a value ≤ 0 is a mistake whichever optimizer is asked for.
+		return fail(stderr, "train", fmt.Errorf("--lr: learning rate must be a finite number > 0, got %v", *lr))
+	}
 	if *record < 1 {
 		return fail(stderr, "train", fmt.Errorf("--record must be ≥ 1, got %d", *record))
 	}
