@@ -39,23 +39,38 @@ func entry(t *testing.T, id string) Entry {
 	return Entry{}
 }
 
+// discardRatio is gopter's MaxDiscardRatio for n cases: at most
+// max(3, n/10) inconclusive cases, each replaced by a fresh case (gopter
+// still needs n decided ones). The slow trajectory checks are honestly
+// undecided on a few percent of cases — LL-4.4 on the linear model on 4 of
+// 60 (ε falls like 1/log t; tripling the steps did not change that) — so a
+// flat n/10 with n = 8 allowed none and the soak (scripts/soak) failed 5
+// runs of 8 on one undecided case; with 3 allowed, 8 cases at a 7% rate
+// fail about once in 200 runs.
+func discardRatio(n int) float64 {
+	return max(0.1, 3/float64(n))
+}
+
 // runProperty runs p over n generated cases with gopter; want decides
 // whether a verdict passes. Inconclusive verdicts are discarded (neither
-// passes nor catches); more than n/10 of them fail the property.
+// passes nor catches); more than discardRatio(n)·n of them fail the
+// property.
 func runProperty(t *testing.T, p Property, n int, want func(theorems.Verdict) bool) {
 	t.Helper()
 	params := gopter.DefaultTestParametersWithSeed(testSeed(t))
 	params.MinSuccessfulTests = n
-	params.MaxDiscardRatio = 0.1
+	params.MaxDiscardRatio = discardRatio(n)
 	props := gopter.NewProperties(params)
 	props.Property(p.Name, forAll(func(c any) *gopter.PropResult {
 		v := p.Check(c)
 		// An inconclusive verdict is neither a claim's pass nor a
-		// control's catch: discarded, at most n/10 of them, for claims
+		// control's catch: discarded, at most discardRatio(n)·n of them, for claims
 		// and controls alike. (Controls used to fail on one: the soak,
 		// seed 1795317919953440, found ZD-T1's Adam control case whose
 		// run ended 3% short of the interpolation tolerance, undecided.)
 		if v.Status == theorems.Inconclusive {
+			// Printed only if the test fails (too many of them).
+			t.Logf("discarded, inconclusive: %v\n\ton %+v", v, c)
 			return &gopter.PropResult{Status: gopter.PropUndecided}
 		}
 		// The verdict (statistic, bound, detail) is the label gopter prints

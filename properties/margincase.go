@@ -183,7 +183,8 @@ type FlowCase struct {
 }
 
 // loss returns the case's loss: cross-entropy for 3 or more classes, else
-// the binary losses of the list.
+// the binary losses of the list; "" for two classes and a list without a
+// binary loss (a shrunk cross-entropy case: Build reports it degenerate).
 func (c FlowCase) loss() string {
 	if c.Data.classes() > 2 {
 		return "ce"
@@ -193,6 +194,9 @@ func (c FlowCase) loss() string {
 		if l != "ce" {
 			bin = append(bin, l)
 		}
+	}
+	if len(bin) == 0 {
+		return ""
 	}
 	return bin[c.Loss%len(bin)]
 }
@@ -206,6 +210,9 @@ func (c FlowCase) String() string {
 // the teacher's θ plus Gaussian noise of relative size Noise, scaled so that
 // the largest |output| is 1 (unseparated: 𝓛 ≈ N·ℓ(O(1))).
 func (c FlowCase) Build() (*train.Objective, []float64, error) {
+	if c.loss() == "" {
+		return nil, nil, fmt.Errorf("%w: %d classes and only cross-entropy to train them with", errDegenerate, c.Data.classes())
+	}
 	d, m, theta, err := c.Data.Build()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errDegenerate, err)
