@@ -128,7 +128,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 				dr += r.Delta * math.Sqrt(r.R) / k
 				db += theorems.DeltaBound(r.R, r.Gamma, r.M, r.QStar) / k
 				gap += math.Log(r.ApproxGap) / k
-				ci, ai := certifiedAgreementOf(r)
+				ci, ai := r.CertifiedAgreement()
 				cert, agree = cert+ci, agree+ai
 				for t := range r.FMM {
 					if r.FReg[t]*r.FMM[t] > 0 {
@@ -144,20 +144,6 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown part %q (want one of %s)", part, strings.Join(NTKParts, ", "))
-}
-
-// certifiedAgreementOf counts the test points certified by the measured δ
-// (|f_MM| > δ‖∇f⁰‖ + |f⁰|/R) and those where the network agrees in sign.
-func certifiedAgreementOf(r theorems.SignRun) (certified, agree int) {
-	for i := range r.FMM {
-		if r.R*(math.Abs(r.FMM[i])-r.Delta*r.GNorm[i]) > math.Abs(r.F0[i]) {
-			certified++
-			if r.FReg[i]*r.FMM[i] > 0 {
-				agree++
-			}
-		}
-	}
-	return
 }
 
 // ntkParams is the number of parameters of depth hidden layers of width w

@@ -799,7 +799,7 @@ func SignAgreement(runs []SignRun) Verdict {
 	widest := ws[len(ws)-1]
 	certified := 0
 	for _, r := range runs {
-		c, agree := certifiedAgreement(r)
+		c, agree := r.CertifiedAgreement()
 		if r.Width == widest {
 			certified += c
 			if agree < c {
@@ -813,9 +813,10 @@ func SignAgreement(runs []SignRun) Verdict {
 	return Verdict{Status: Holds, Statistic: worst, Bound: ApproximationExponent, Detail: detail}
 }
 
-// certifiedAgreement counts the test points certified by the measured δ
-// and those of them where the network's sign is f_MM's.
-func certifiedAgreement(r SignRun) (certified, agree int) {
+// CertifiedAgreement counts the test points certified by the measured δ
+// (|f_MM| > δ‖∇f⁰‖ + |f⁰|/R) and those of them where the network's sign is
+// f_MM's.
+func (r SignRun) CertifiedAgreement() (certified, agree int) {
 	for i := range r.FMM {
 		if r.R*(math.Abs(r.FMM[i])-r.Delta*r.GNorm[i]) > math.Abs(r.F0[i]) {
 			certified++
@@ -855,7 +856,7 @@ func signTable(runs []SignRun) string {
 			eps += r.Risk
 			dr += r.Delta * math.Sqrt(r.R)
 			db += DeltaBound(r.R, r.Gamma, r.M, r.QStar)
-			ci, ai := certifiedAgreement(r)
+			ci, ai := r.CertifiedAgreement()
 			c, a = c+ci, a+ai
 			for i := range r.FMM {
 				if r.FReg[i]*r.FMM[i] > 0 {
