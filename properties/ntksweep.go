@@ -476,6 +476,18 @@ const (
 	regSettle = 1e-5
 )
 
+// regStepCap is regSteps at the quick budget and ten times as many at the
+// long one: a width-32 run of the long sweep (two hidden layers, where
+// λ_min(Θ^{(0)}) and with it μ are smallest) still had 0.64 to move after
+// 60000 steps (inconclusive), while every run of width ≥ 512 had settled.
+// A run that settles stops there, so the cap changes no settled run.
+func regStepCap() int {
+	if long() {
+		return 10 * regSteps
+	}
+	return regSteps
+}
+
 // RegSweepCase is a ZD-T6 case; Large (the control) uses μ =
 // regLarge·q_max·λ_max.
 type RegSweepCase struct {
@@ -594,7 +606,7 @@ func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun,
 				start = lin0
 			}
 			reg := train.L2{Mu: r.Mu, Theta0: start}
-			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regSteps, every: gapEvery, settle: regSettle}); err != nil {
+			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regStepCap(), every: gapEvery, settle: regSettle}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", m, seed, r.Mu, err)
 			}
 		}
