@@ -105,7 +105,7 @@ func TestBadInputTable(t *testing.T) {
 		{"unknown weighting", []string{"train", "--data", ok, "--weights", "focal"}, exitUsage, `unknown weighting "focal"`},
 		{"weighting parameter out of range", []string{"train", "--data", ok, "--weights", "cvar:2"}, exitUsage, "CVaR-DRO needs a level α in (0, 1]"},
 		{"weighting parameter not a number", []string{"train", "--data", ok, "--weights", "gdro:fast"}, exitUsage, `parameter "fast" is not a finite number`},
-		{"unknown activation", []string{"train", "--data", ok, "--model", "mlp:gelu:2x4"}, exitUsage, `unknown activation "gelu"`},
+		{"unknown activation", []string{"train", "--data", ok, "--model", "mlp:swish:2x4"}, exitUsage, `unknown activation "swish"`},
 		{"width 0 (kkt)", []string{"kkt", "--data", ok, "--model", "mlp:relu:2x0"}, exitUsage, "width must be ≥ 1"},
 		{"depth 0", []string{"train", "--data", ok, "--model", "mlp:relu:0x2"}, exitUsage, "depth must be ≥ 1"},
 		{"loss not LL's (kkt)", []string{"kkt", "--data", ok, "--loss", "squared"}, exitUsage, "--loss must be exp or logistic"},
