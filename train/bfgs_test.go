@@ -101,7 +101,7 @@ func TestBFGSValueBelowRounding(t *testing.T) {
 // TestBFGSLimits: MaxIterations ends the run with an error naming the count
 // (and the result of that iteration); a gradient that does not match f (its
 // sign flipped: no step along "descent" decreases f) ends in a line-search
-// failure, not in a loop.
+// failure after the documented 60 halvings (refBFGS), not in a loop.
 func TestBFGSLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	fg, _ := quadratic(r, 4, 10, 0)
@@ -117,8 +117,16 @@ func TestBFGSLimits(t *testing.T) {
 		return f, err
 	}
 	x = make([]float64, 4)
-	_, err = bfgs(x, wrong, 1e-10, 100)
+	calls := 0
+	counted := func(x, g []float64) (float64, error) {
+		calls++
+		return wrong(x, g)
+	}
+	_, err = bfgs(x, counted, 1e-10, 100)
 	assert.ErrorContains(t, err, "line search failed")
+	// The first evaluation and the 60 trials of the failed search, as the
+	// reference makes them.
+	assert.Equal(t, len(refBFGS(make([]float64, 4), wrong, 1e-10, 100)), calls)
 
 	obj := linearObjective(t, linearData(), "logistic")
 	obj.Reg = L2{Mu: 1}

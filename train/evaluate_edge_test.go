@@ -116,3 +116,23 @@ func TestEvaluateZeroLoss(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, ev.LogLoss, math.Inf(-1))
 }
+
+// TestLossBasedStallAtMinimum: at the minimizer of a strictly convex
+// objective (squared loss on x = 1, y = 2 plus ½θ²: θ* = 1, F = 1, ∇F = 0
+// exactly) no trial step decreases F, so loss-based GD stalls after exactly
+// lossBasedMaxRetries = 400 divisions of α by r_d = 2^{1/10} (LL App. K.1),
+// θ unchanged.
+func TestLossBasedStallAtMinimum(t *testing.T) {
+	d := &dataset.Dataset{N: 1, D: 1, X: []float64{1}, Y: []float64{2}}
+	obj, err := NewObjective(mustLinear(t, 1), losses.Squared{}, d)
+	require.NoError(t, err)
+	obj.Reg = L2{Mu: 1}
+	lb, err := NewLossBased(0)
+	require.NoError(t, err)
+	tr, err := Run(obj, lb, []float64{1}, Config{Steps: 5})
+	require.NoError(t, err)
+	assert.True(t, tr.Stalled)
+	assert.Equal(t, []float64{1}, tr.Theta)
+	assert.Equal(t, 400, lb.Rejected)
+	assert.InDelta(t, math.Log(0.1)-400*math.Ln2/10, lb.LogAlpha, 1e-12)
+}

@@ -36,13 +36,15 @@ func TestGDMarginBelowKappa(t *testing.T) {
 // of h below its running maximum on a fine grid of [s₀, sC + 1] (h is
 // increasing beyond, LL App. E.2). Checked on the grid of (s₀, L) below,
 // which has h decreasing and increasing at s₀, L below, at and above 1,
-// s₀ on both sides of 2 − 2/L and of 3, and s₀ next to where h′(s₀) = 0.
+// s₀ on both sides of 2 − 2/L and of 3 (also one ulp below 3, where the
+// peak search's grid is finer than rounding), and s₀ next to where
+// h′(s₀) = 0.
 func TestGDMarginPieces(t *testing.T) {
 	for _, L := range []float64{0.5, 1, 2, 7, 20} {
 		// s₀ where h turns from decreasing to increasing at s₀ itself: just
 		// below it h decreases only briefly, and the plateau from s₀ is short.
 		c := criticalS0(t, L)
-		for _, s0 := range []float64{0.01, 0.3, 1, 1.7, 2.5, 2.95, 4, c * (1 - 1e-4), c * (1 - 1e-6), c * (1 + 1e-6)} {
+		for _, s0 := range []float64{0.01, 0.3, 1, 1.7, 2.5, 2.95, math.Nextafter(3, 0), 4, c * (1 - 1e-4), c * (1 - 1e-6), c * (1 + 1e-6)} {
 			g, err := NewGDMargin(-s0, L)
 			require.NoError(t, err)
 			at := func(s float64) string { return fmt.Sprintf("s0=%g L=%g s=%g", s0, L, s) }
