@@ -82,6 +82,9 @@ func TestMinimizeOnBallResult(t *testing.T) {
 	assert.Equal(t, 1, res.Iterations)
 
 	th = []float64{3, 1, -2}
+	full, err := MinimizeOnBall(obj, th, 10, &BallSettings{MaxIterations: 1000}) // Tol 0: the default
+	require.NoError(t, err)
+	th = []float64{3, 1, -2}
 	loose, err := MinimizeOnBall(obj, th, 10, &BallSettings{Tol: 1e-3})
 	require.NoError(t, err)
 	ev, err = obj.Evaluate(th, true)
@@ -89,7 +92,7 @@ func TestMinimizeOnBallResult(t *testing.T) {
 	tang = append(tang[:0], ev.Dir...)
 	floats.AddScaled(tang, -floats.Dot(ev.Dir, th)/100, th)
 	assert.LessOrEqual(t, floats.Norm(tang, math.Inf(1)), 1e-3)
-	assert.Less(t, loose.Iterations, res.Iterations+100) // sanity: it ran
+	assert.Less(t, loose.Iterations, full.Iterations, "a looser threshold stops earlier")
 
 	_, err = MinimizeOnBall(obj, []float64{1, 0, 0}, 0, nil)
 	assert.ErrorContains(t, err, "ball radius must be a finite number > 0")
