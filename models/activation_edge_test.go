@@ -134,3 +134,19 @@ func TestMexicanHatInit(t *testing.T) {
 		assert.InDelta(t, math.Sin(phi), theta[1]/rr, 1e-13)
 	}
 }
+
+// TestParseEmptyParts: the family is the text before the first option, so
+// a spec that starts with an option has an empty family; an option is the
+// text up to the next "/" or "+", so "/" followed at once by another option
+// is an empty number of outputs. Both are named in the error.
+func TestParseEmptyParts(t *testing.T) {
+	for _, tc := range []struct{ spec, msg string }{
+		{"/3", `unknown model family ""`},
+		{"+bias", `unknown model family ""`},
+		{"mlp:relu:2x3/+bias", `number of outputs "" is not an integer`},
+		{"mlp:relu:2x3//2", `number of outputs "" is not an integer`},
+	} {
+		_, err := models.Parse(tc.spec, 2)
+		assert.ErrorContains(t, err, tc.msg, tc.spec)
+	}
+}
