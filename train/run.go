@@ -137,9 +137,11 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		return nil
 	}
 	for t := 0; ; t++ {
-		ev, err := obj.Evaluate(theta, t < cfg.Steps && q == nil)
+		// With the gradient also at the last step: its record reports
+		// log ‖∇𝓛‖ at that θ.
+		ev, err := obj.Evaluate(theta, q == nil)
 		if err == nil && q != nil {
-			ev, err = reweightStep(obj, cfg.Weighting, t, q, t < cfg.Steps)
+			ev, err = reweightStep(obj, cfg.Weighting, t, q, true)
 		}
 		if err != nil {
 			return tr, fmt.Errorf("step %d: %w", t, err)
