@@ -133,8 +133,13 @@ func TestBFGSLimits(t *testing.T) {
 	mres, err := Minimize(obj, []float64{1, 1}, &MinimizeSettings{MaxIterations: 1})
 	assert.ErrorContains(t, err, "after 1 iterations")
 	assert.Equal(t, 1, mres.Iterations)
-	full, err := Minimize(obj, []float64{1, 1}, nil)
+	// A zero GradTol in settings means the default, not a threshold of 0:
+	// the same run as with nil settings.
+	full, err := Minimize(obj, []float64{1, 1}, &MinimizeSettings{MaxIterations: 1000})
 	require.NoError(t, err)
+	def, err := Minimize(obj, []float64{1, 1}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, def, full)
 	mres, err = Minimize(obj, []float64{1, 1}, &MinimizeSettings{GradTol: 1e-2})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, mres.GradNorm, 1e-2)
