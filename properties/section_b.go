@@ -146,7 +146,10 @@ func flowProperty(name string, g gopter.Gen, multi bool, check func(theorems.Tra
 	}}
 }
 
-// bigStepProperty runs a trajectory check on bigStepGD from the cases of g.
+// bigStepProperty runs a trajectory check on bigStepGD from the cases of g:
+// a negative control, which must report the violation whenever the run has
+// one. A run on which largestDrop finds none (γ̃ grew at every step) is
+// undecided rather than a miss.
 func bigStepProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
 	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
 		c := x.(FlowCase)
@@ -158,7 +161,16 @@ func bigStepProperty(name string, g gopter.Gen, multi bool, check func(theorems.
 		if err != nil {
 			return undecidedOr(err)
 		}
-		return check(theorems.TrajectoryCase{Obj: obj, Records: rs, MultiHomogeneous: multi})
+		v := check(theorems.TrajectoryCase{Obj: obj, Records: rs, MultiHomogeneous: multi})
+		if v.Status != theorems.Holds {
+			return v
+		}
+		// The check saw no decrease: a miss if one is there, else the step,
+		// too large as it is, planted nothing on this case.
+		if drop, unsep := largestDrop(obj, rs, multi); !unsep && drop <= plantedDrop {
+			return theorems.Undecided("no violation planted: the too-large steps never decreased γ̃ here (largest drop of log γ̃ %.3g ≤ %g); the check said: %s", drop, plantedDrop, v.Detail)
+		}
+		return v
 	}}
 }
 
