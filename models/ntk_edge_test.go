@@ -99,6 +99,11 @@ func TestNTKShapes(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = NewNTK(NTKConfig{In: maxParams - 2, Hidden: []int{1}, Act: ActTanh, Beta: 1})
 	assert.Error(t, err)
+	// β must be > 0 in the config too: 0, negative, infinite, NaN.
+	for _, beta := range []float64{0, -1, math.Inf(1), math.NaN()} {
+		_, err = NewNTK(NTKConfig{In: 2, Hidden: []int{3}, Act: ActTanh, Beta: beta})
+		assert.ErrorContains(t, err, "β must be a finite number > 0", "β = %v", beta)
+	}
 	// β = 0 in a spec is named as the spec wrote it.
 	_, err = ParseNTK("ntk:tanh:2x3:beta=0", 3)
 	assert.ErrorContains(t, err, `β must be a finite number > 0, got "0"`)
