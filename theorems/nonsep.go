@@ -25,6 +25,7 @@ const NonSepRoundTol = 1e-9
 //
 //   - the split D = D_sep ∪ D_nonsep (numerics.SplitSeparable, proved by its
 //     certificates) has a non-empty D_nonsep;
+//
 //   - the projection of θ(t) on S = span{x_i : i ∈ D_nonsep} converges to
 //     θ̃(w) = argmin_{θ∈S} Σ_{i∈D_nonsep} w_i e^{−y_i⟨θ, x_i⟩}
 //     (numerics.MinimizeNonSep, unique and finite, depends on w). XY prints
@@ -38,11 +39,13 @@ const NonSepRoundTol = 1e-9
 //     (a wrong θ̃) has e → const and e√t/log t grows by
 //     4·log(t_end/16)/log t_end ≈ 3.1 over that span at t_end = 2·10⁵;
 //
-// //   - the component in S^⊥ grows in the max-margin direction of the
-//
-//	projected separable part {P x_i : i ∈ D_sep} (P the projection on
-//	S^⊥), whatever w: the residual Pθ(t) − ŵ_sep log T stays bounded
-//	(ResidualGrowth).
+//   - the component in S^⊥ grows in the max-margin direction of the
+//     projected separable part {P x_i : i ∈ D_sep} (P the projection on
+//     S^⊥), whatever w: the residual Pθ(t) − ŵ_sep log T stays bounded
+//     (ResidualGrowth). The residual's limit depends on the finite part
+//     through the separable samples' margins, so while Π_S θ is still far
+//     from θ̃ the residual drifts (finiteTransient): a growth that drift can
+//     explain is undecided, not a violation.
 //
 // The verdict is the worse of the last two.
 func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdict {
@@ -142,8 +145,60 @@ func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory)
 	if err != nil {
 		return Undecided("SVM of the projected separable part: %v", err)
 	}
-	sep := ResidualGrowth(sol.W, tr, perp, fmt.Sprintf("projected separable part: margin γ_sep = %.4g", sol.Margin))
+	sep, rMid := residualGrowth(sol.W, tr, perp, fmt.Sprintf("projected separable part: margin γ_sep = %.4g", sol.Margin))
+	if sep.Status == Violated {
+		sep = finiteTransient(sep, rMid, tr, dist, sol.Margin, onS, xs)
+	}
 	v := Worst(finite, sep)
 	v.Detail = fmt.Sprintf("%s; S^⊥: %s", finite.Detail, sep.Detail)
 	return v
+}
+
+// finiteTransient re-decides a violated S^⊥ residual test of XY Prop. 2.
+// A separable sample's margin is ⟨Px_i, θ⟩ + ⟨Π_S x_i, Π_S θ⟩: its second
+// term moves by at most ‖Π_S x_i‖·e(t), e(t) = ‖Π_S θ(t) − θ̃‖, while the
+// finite part converges, and the S^⊥ component follows its support vectors'
+// margins (the margin of a support vector grows like log T, Soudry et al.
+// 2018), so the residual Pθ − ŵ log T can move by up to
+//
+//	A = max_i ‖Π_S x_i‖ · max_{t ≤ T_end^{1/2}} e(t) / γ_sep
+//
+// after the first half of the run in log T (one support vector, projected
+// margin γ_sep) — and e falls only like log t/√t (the finite-part check).
+// The residual test compares the end with that first half, allowing a
+// growth by (LinResidualGrowth − 1)·max r; if A exceeds that, the run
+// cannot tell a bounded residual from a growing one: undecided, with the
+// advice to run longer. Measured on soak seed 1795336477017030: e = 3.75 in
+// the first half, A = 8.5, the residual 8.4 → 16.7 while Π_S θ converged.
+func finiteTransient(v Verdict, rMid float64, tr *train.Trajectory, dist func([]float64) float64, gammaSep float64,
+	onS func(dst, th []float64), xs *mat.Dense) Verdict {
+	var last *train.Record
+	for i := range tr.Records {
+		if r := &tr.Records[i]; r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
+			last = r
+		}
+	}
+	if last == nil {
+		return v
+	}
+	eMid := 0.0
+	for i := range tr.Records {
+		if r := &tr.Records[i]; r.Theta != nil && r.LogT > 0 && r.LogT <= last.LogT/2 {
+			eMid = math.Max(eMid, dist(r.Theta))
+		}
+	}
+	n, d := xs.Dims()
+	xS := make([]float64, d)
+	maxXS := 0.0
+	for i := 0; i < n; i++ {
+		onS(xS, xs.RawRowView(i))
+		maxXS = math.Max(maxXS, floats.Norm(xS, 2))
+	}
+	a := maxXS * eMid / gammaSep
+	// The test allowed r_end − r_mid up to (bound − 1)·r_mid.
+	if !(a >= (v.Bound-1)*rMid) {
+		return v
+	}
+	return Undecided("the S^⊥ residual grew (%s), but the finite part was still up to %.3g from θ̃(w) in the first half of the run, which can move the residual by up to %.3g (max ‖Π_S x_i‖ %.3g · %.3g / γ_sep %.4g) ≥ the growth the test allows (%.3g): run longer",
+		v.Detail, eMid, a, maxXS, eMid, gammaSep, (v.Bound-1)*rMid)
 }

@@ -56,22 +56,25 @@ func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 // records with 0 < log T ≤ log T_end/2, compared with LinResidualGrowth;
 // note is appended to the detail.
 func ResidualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), note string) Verdict {
-	return residualGrowth(w, tr, project, note)
+	v, _ := residualGrowth(w, tr, project, note)
+	return v
 }
 
-func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), note string) Verdict {
+// residualGrowth is ResidualGrowth, also returning the first half's largest
+// residual (0 when undecided before it is known).
+func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), note string) (Verdict, float64) {
 	var last *train.Record
 	for i := range tr.Records {
 		r := &tr.Records[i]
 		if r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
 			if len(r.Theta) != len(w) {
-				return invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), len(w)))
+				return invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), len(w))), 0
 			}
 			last = r
 		}
 	}
 	if last == nil {
-		return Undecided("no record with θ and T > 1")
+		return Undecided("no record with θ and T > 1"), 0
 	}
 	d := make([]float64, len(w))
 	proj := func(r *train.Record) []float64 {
@@ -96,13 +99,17 @@ func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 		}
 	}
 	if math.IsNaN(midLogT) {
-		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2)
+		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2), 0
 	}
 	end := resid(last)
+	ratio := end / mid
+	if end == 0 {
+		ratio = 0 // θ on ŵ log T exactly: bounded (0/0 otherwise)
+	}
 	a := angleBetween(proj(last), w)
 	if note != "" {
 		note = "; " + note
 	}
-	return Compare(end/mid, LinResidualGrowth, fmt.Sprintf("‖θ − ŵ log T‖: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g%s",
-		mid, midLogT, end, last.LogT, midAngle, a, a*last.LogT, note))
+	return Compare(ratio, LinResidualGrowth, fmt.Sprintf("‖θ − ŵ log T‖: %.4g (max for log T ≤ %.3g) → %.4g at log T = %.3g; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g%s",
+		mid, midLogT, end, last.LogT, midAngle, a, a*last.LogT, note)), mid
 }
