@@ -19,6 +19,7 @@ func TestNewNetworkLimits(t *testing.T) {
 		err    string
 	}{
 		{"no outputs", []layer{&dense{in: 2, out: 0}}, "has no outputs"},
+		{"no outputs, second layer (named by its 1-based number)", []layer{&dense{in: 2, out: 3}, &dense{in: 3, out: 0}}, "layer 2 ("},
 		{"two halves: exactly maxParams", []layer{&dense{in: half, out: half}, &dense{in: half, out: half}}, ""},
 		{"three halves: over, though each layer is under", []layer{&dense{in: half, out: half}, &dense{in: half, out: half}, &dense{in: half, out: half}}, "more than"},
 		{"maxParams units", []layer{&dense{in: 1, out: maxParams}}, ""},
