@@ -43,7 +43,12 @@ import (
 //     non-separable case doubling (8.4 → 16.7) while Π_S θ was still up to
 //     7.5 from θ̃(w) in the first half of the run; the separable samples'
 //     margins carry that distance, and the residual with it: such a growth
-//     is now undecided (theorems.finiteTransient, TestNonSeparableLimit).
+//     is now undecided (theorems.finiteTransient, TestNonSeparableLimit);
+//   - seed 1795335282021364: ENG-grad's model gradients were 6e-6 off
+//     central differences on a degree-7 CNN (cnn:relu2:6c1,5c3-max1:8/2) at
+//     a point where ‖∇Φ‖ = 4e-8: the differences' truncation error h²f‴/6
+//     (it fell 4× per halving of h; the engine was right). The check now
+//     uses the fourth-order stencil (TestFDCompareHighCurvature).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -57,6 +62,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795317919993035", map[string]func(*testing.T){"LL-F control": TestLL_F_CrossEntropyMonotonicity_NegativeControl, "LL-4.5": TestLL_4_5_NTKSVM}},
 		{"1795327227060551", map[string]func(*testing.T){"LL-G control": TestLL_G_MultiHomogeneousMonotonicity_NegativeControl}},
 		{"1795336477017030", map[string]func(*testing.T){"XY-P2": TestXY_P2_NonSeparable}},
+		{"1795335282021364", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)
