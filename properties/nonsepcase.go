@@ -30,6 +30,13 @@ type NonSepCase struct {
 	LogM float64
 	Ref  int // −1: generated
 	Seed uint64
+	// Spread sets the weights of each D_nonsep pair to M' and 1/M', M' =
+	// max(M, 2), so that θ̃(w) is at least log 2 from θ̃ of uniform weights
+	// along each pair: the wrong-weights control then has a difference to
+	// find. With random weights the pair's two weights can nearly agree
+	// (soak seed 1795336113000100: θ̃(w) was 0.0099 from θ̃(1), below what
+	// a 2·10⁵-step run resolves).
+	Spread bool
 }
 
 func (c NonSepCase) d() int { return max(c.D, 2) }
@@ -40,7 +47,11 @@ func (c NonSepCase) String() string {
 	if c.Ref >= 0 {
 		return fmt.Sprintf("reference nonsep case %d", c.Ref)
 	}
-	return fmt.Sprintf("d=%d nonsep-dim=%d n_sep=%d M=%.3g seed=%d", c.d(), c.k(), max(c.NSep, 1), math.Exp(c.LogM), c.Seed)
+	spread := ""
+	if c.Spread {
+		spread = " pairs spread"
+	}
+	return fmt.Sprintf("d=%d nonsep-dim=%d n_sep=%d M=%.3g%s seed=%d", c.d(), c.k(), max(c.NSep, 1), math.Exp(c.LogM), spread, c.Seed)
 }
 
 // Build returns the data and the weights.
@@ -98,6 +109,12 @@ func (c NonSepCase) Build() (*dataset.Dataset, []float64, error) {
 	for i := range w {
 		w[i] = math.Exp(c.LogM * (2*r.Float64() - 1))
 	}
+	if c.Spread {
+		m := math.Max(math.Exp(c.LogM), 2)
+		for i := ds.N - 2*k; i < ds.N; i += 2 {
+			w[i], w[i+1] = m, 1/m
+		}
+	}
 	return ds, w, nil
 }
 
@@ -122,17 +139,18 @@ func (c NonSepCase) Run(steps int) (*dataset.Dataset, []float64, *train.Trajecto
 
 // GenNonSep generates non-separable cases (ref false) or picks one of the
 // reference files (ref true).
-func GenNonSep(ref bool) gopter.Gen {
+func GenNonSep(ref, spread bool) gopter.Gen {
 	refGen := gen.Const(-1)
 	if ref {
 		refGen = gen.IntRange(0, 5)
 	}
 	return gen.Struct(reflect.TypeOf(NonSepCase{}), map[string]gopter.Gen{
-		"D":    gen.IntRange(3, 6),
-		"K":    gen.IntRange(1, 2),
-		"NSep": gen.IntRange(4, 8),
-		"LogM": gen.Float64Range(math.Log(2), math.Log(10)),
-		"Ref":  refGen,
-		"Seed": gen.UInt64(),
+		"D":      gen.IntRange(3, 6),
+		"K":      gen.IntRange(1, 2),
+		"NSep":   gen.IntRange(4, 8),
+		"LogM":   gen.Float64Range(math.Log(2), math.Log(10)),
+		"Ref":    refGen,
+		"Seed":   gen.UInt64(),
+		"Spread": gen.Const(spread),
 	})
 }

@@ -202,7 +202,7 @@ func init() {
 // the run's weights, or (wrongWeights) with uniform weights in the finite
 // minimizer while the run used the case's.
 func nonSepProperty(name string, ref, wrongWeights bool) Property {
-	return Property{Name: name, Gen: GenNonSep(ref), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(x any) theorems.Verdict {
 		c := x.(NonSepCase)
 		data, w, tr, err := c.Run(classSteps())
 		if err != nil {
@@ -229,7 +229,7 @@ func init() {
 			nonSepProperty("GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", false, false),
 			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
 		},
-		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights (θ̃ depends on w)", false, true))},
+		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", false, true))},
 	})
 }
 

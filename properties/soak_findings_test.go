@@ -48,7 +48,11 @@ import (
 //     central differences on a degree-7 CNN (cnn:relu2:6c1,5c3-max1:8/2) at
 //     a point where ‖∇Φ‖ = 4e-8: the differences' truncation error h²f‴/6
 //     (it fell 4× per halving of h; the engine was right). The check now
-//     uses the fourth-order stencil (TestFDCompareHighCurvature).
+//     uses the fourth-order stencil (TestFDCompareHighCurvature);
+//   - seed 1795336113000100: XY-P2's wrong-weights control missed a case
+//     whose D_nonsep pair had nearly equal weights (θ̃(w) 0.0099 from
+//     θ̃(1)); the control's cases now weight each pair M and 1/M
+//     (NonSepCase.Spread).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -63,6 +67,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795327227060551", map[string]func(*testing.T){"LL-G control": TestLL_G_MultiHomogeneousMonotonicity_NegativeControl}},
 		{"1795336477017030", map[string]func(*testing.T){"XY-P2": TestXY_P2_NonSeparable}},
 		{"1795335282021364", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences}},
+		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)
