@@ -122,7 +122,7 @@ func pathProperty(name string, override int) Property {
 		if err != nil {
 			return theorems.Undecided("regularization path: %v", err)
 		}
-		return theorems.PathAgreement(data, tr, path, &at[0])
+		return theorems.PathAgreement(data, q, tr, path, &at[0])
 	}}
 }
 

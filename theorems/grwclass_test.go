@@ -61,8 +61,8 @@ func TestGRWDirectionExact(t *testing.T) {
 		okPath = append(okPath, theorems.PathRay{R: r, ThetaR: a})
 		badPath = append(badPath, theorems.PathRay{R: r, ThetaR: b})
 	}
-	assert.Equal(t, theorems.Holds, theorems.PathAgreement(d, good, okPath, nil).Status)
-	assert.Equal(t, theorems.Violated, theorems.PathAgreement(d, good, badPath, nil).Status)
+	assert.Equal(t, theorems.Holds, theorems.PathAgreement(d, nil, good, okPath, nil).Status)
+	assert.Equal(t, theorems.Violated, theorems.PathAgreement(d, nil, good, badPath, nil).Status)
 	// Not linear, not separable.
 	tr := exactRun(sol, func(float64) float64 { return 0 })
 	tr.Degree = 2
@@ -129,4 +129,44 @@ func TestIWMarginBound(t *testing.T) {
 	assert.Equal(t, theorems.Holds, v.Status)
 	assert.Equal(t, 5.0, v.Bound)
 	assert.Equal(t, theorems.Violated, theorems.IWMarginBound(bad, 0.2, 3, 0.1).Status)
+}
+
+// TestPathAgreementWeights: under weights q the path's residual tends to
+// δ_∞ = argmin_δ log Σ_{support} q_i e^{−⟨δ, z_i⟩} (pathOffset). With the
+// support vectors z = (1, ±1) of θ̂_MM = (1, 0) and q = (1, 1e-9),
+// δ_∞ = (0, ½ log 10⁹) = (0, 10.36): a path whose residual reaches it only
+// after its first half holds under those weights, not under uniform ones
+// (δ_∞ = 0); a path with another direction is violated under both; a
+// support vector of weight 0 has no finite δ_∞ (undecided).
+func TestPathAgreementWeights(t *testing.T) {
+	d := &dataset.Dataset{N: 4, D: 2, X: []float64{1, 1, 1, -1, 3, 0, 3, 1}, Y: []float64{1, 1, 1, 1}}
+	sol, err := numerics.HardMarginSVM(mat.NewDense(4, 2, d.X), d.Y, nil)
+	require.NoError(t, err)
+	require.InDelta(t, 1, sol.Margin, 1e-12)
+	q := []float64{1, 1e-9, 1, 1}
+	limit := 0.5 * math.Log(1e9)
+	var late, wrong []theorems.PathRay
+	for _, r := range []float64{1, 10, 100, 1000, 1e4, 1e5, 1e6} {
+		off := 0.5
+		if r >= 1e4 {
+			off = limit
+		}
+		late = append(late, theorems.PathRay{R: r, ThetaR: []float64{r, off}})
+		wrong = append(wrong, theorems.PathRay{R: r, ThetaR: []float64{r, 0.01 * r}})
+	}
+	good := exactRun(sol, func(float64) float64 { return 0 })
+	v := theorems.PathAgreement(d, q, good, late, nil)
+	assert.Equal(t, theorems.Holds, v.Status, v.String())
+	assert.Contains(t, v.Detail, "limit ‖δ_∞‖ 10.36")
+	v = theorems.PathAgreement(d, nil, good, late, nil)
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	for _, w := range [][]float64{q, nil} {
+		v = theorems.PathAgreement(d, w, good, wrong, nil)
+		assert.Equal(t, theorems.Violated, v.Status, v.String())
+	}
+	v = theorems.PathAgreement(d, []float64{1, 0, 1, 1}, good, late, nil)
+	assert.Equal(t, theorems.Inconclusive, v.Status, v.String())
+	v = theorems.PathAgreement(d, []float64{1, 1}, good, late, nil)
+	assert.Equal(t, theorems.AssumptionFailed, v.Status, v.String())
+	assert.Contains(t, v.Detail, "2 path weights for 4 samples")
 }
