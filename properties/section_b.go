@@ -381,7 +381,7 @@ func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer, plain 
 		if tr == nil {
 			return undecidedOr(err)
 		}
-		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target})
+		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled})
 	}}
 }
 

@@ -57,7 +57,12 @@ import (
 //     (q = 1e-9 on a support vector) reached its bounded residual only at
 //     R ≈ 10⁵, past the test's first half: the test now also allows the
 //     residual's computed limit ‖δ_∞‖ (theorems.pathOffset,
-//     TestPathAgreementWeights).
+//     TestPathAgreementWeights);
+//   - seed 1795337506107226: LL-K1's loss-based schedule stalled on a
+//     3-layer ReLU net at log 𝓛 = 0.286 (η = e^{−36}, never separated) and
+//     the check read the unseparated end as γ̃ ∉ (0, γ̄]: a stall before
+//     separation is now undecided (LL App. K.1 starts from a separated
+//     point; TestLossBasedScheduleSynthetic).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -74,6 +79,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795335282021364", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences}},
 		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 		{"1795336113008019", map[string]func(*testing.T){"ZD-T8": TestZD_T8_RegularizationPath}},
+		{"1795337506107226", map[string]func(*testing.T){"LL-K1": TestLL_K1_LossBasedSchedule}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)

@@ -212,6 +212,9 @@ type ScheduleCase struct {
 	RunErr error
 	// Target is the log 𝓛 the run must reach (LL-K1: −2000).
 	Target float64
+	// Stalled is the run's Trajectory.Stalled: no step the schedule may
+	// take decreased 𝓛 any more.
+	Stalled bool
 }
 
 // LossBasedSchedule checks LL-K1 (App. K.1) on a run of the loss-based
@@ -259,6 +262,13 @@ func LossBasedSchedule(c ScheduleCase) Verdict {
 		}
 	}
 	last := rs[len(rs)-1]
+	if c.Stalled && !last.Separated {
+		// LL App. K.1 analyses the schedule from a separated point (B4); a
+		// kinked (ReLU) network can stop GD before it separates the data,
+		// where no step size decreases 𝓛 (soak seed 1795337506107226:
+		// a 3-layer ReLU net stalled at log 𝓛 = 0.286 with η = e^{−36}).
+		return Undecided("the run stalled at step %d before separating the data (log 𝓛 = %.6g, not below log ℓ(b_f)): the schedule's analysis starts from a separated point", last.Step, last.LogLoss)
+	}
 	if !(last.SmoothedMargin > 0 && last.SmoothedMargin <= last.NormalizedMargin) {
 		return Verdict{Status: Violated, Statistic: last.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("γ̃ = %.6g is not in (0, γ̄ = %.6g]", last.SmoothedMargin, last.NormalizedMargin)}
 	}

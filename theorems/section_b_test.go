@@ -165,6 +165,20 @@ func TestLossBasedScheduleSynthetic(t *testing.T) {
 	assert.Equal(t, Violated, LossBasedSchedule(ScheduleCase{Records: bad, Target: -2000}).Status)
 	// A failed run.
 	assert.Equal(t, Violated, LossBasedSchedule(ScheduleCase{Records: rs, RunErr: errors.New("boom"), Target: -2000}).Status)
+	// A run that stalled before separating (LL K.1 starts from a separated
+	// point): undecided; the same records without the stall are violated
+	// (γ̃ ≤ 0: not separated, and the target not reached).
+	unsep := append([]train.Record(nil), rs[:2]...)
+	unsep[0].LogLoss, unsep[0].LogObjective = 0.5, 0.5
+	unsep[1].LogLoss, unsep[1].LogObjective, unsep[1].LogEta = 0.3, 0.3, logA[0]-0.5
+	unsep[1].SmoothedMargin = -0.01
+	v = LossBasedSchedule(ScheduleCase{Records: unsep, Target: -2000, Stalled: true})
+	assert.Equal(t, Inconclusive, v.Status, v.String())
+	assert.Equal(t, Violated, LossBasedSchedule(ScheduleCase{Records: unsep, Target: -2000}).Status)
+	// A stall after separation is no excuse: the target was not reached.
+	sep := append([]train.Record(nil), rs[:2]...)
+	sep[1].Separated = true
+	assert.Equal(t, Violated, LossBasedSchedule(ScheduleCase{Records: sep, Target: -2000, Stalled: true}).Status)
 }
 
 // TestMarginMonotoneOnAFlow: a flow of a linear model holds; the same
