@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -67,6 +68,44 @@ func largestDrop(obj *train.Objective, records []train.Record, multi bool) (drop
 			return drop, true
 		}
 		cur := logGamma(r)
+		drop = math.Max(drop, prev-cur)
+		prev = cur
+	}
+	return drop, false
+}
+
+// largestHatDrop is largestDrop for LL Thm 4.2's γ̂ under gradient descent
+// on the exponential loss: log γ̂ = train.GDMargin's value at (log 𝓛, ρ),
+// with t₀ the first record with 𝓛 < 1; a record whose loss rises above
+// 𝓛(t₀) leaves γ̂'s domain (reported as unseparated: a violation is there).
+// It shares γ̂'s formula with theorems.GDMarginMonotone, not its monotonicity
+// test or error bounds. NaN: records without θ, or γ̂ not computable.
+func largestHatDrop(obj *train.Objective, records []train.Record) (drop float64, above bool) {
+	L := obj.Model.Degree().Order
+	drop = math.Inf(-1)
+	var gm *train.GDMargin
+	prev := 0.0
+	for _, r := range records {
+		if len(r.Theta) != obj.Model.NumParams() {
+			return math.NaN(), false
+		}
+		if gm == nil {
+			if r.LogLoss < 0 {
+				var err error
+				if gm, err = train.NewGDMargin(r.LogLoss, L); err != nil {
+					return math.NaN(), false
+				}
+				prev, _, _ = gm.LogGammaHat(r.LogLoss, floats.Norm(r.Theta, 2))
+			}
+			continue
+		}
+		cur, _, err := gm.LogGammaHat(r.LogLoss, floats.Norm(r.Theta, 2))
+		if errors.Is(err, train.ErrAboveT0) {
+			return drop, true
+		}
+		if err != nil {
+			return math.NaN(), false
+		}
 		drop = math.Max(drop, prev-cur)
 		prev = cur
 	}

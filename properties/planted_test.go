@@ -94,3 +94,38 @@ func TestBigStepControlCatchesAMiss(t *testing.T) {
 		t.Errorf("a blind check passed the control on %d of 10 cases (%d caught)", other, holds)
 	}
 }
+
+// TestLargestHatDrop: γ̂ = e^{Φ(log 1/𝓛)}/ρ^L falls when ρ grows at a fixed
+// loss, and a loss above 𝓛(t₀) leaves its domain (reported as above).
+func TestLargestHatDrop(t *testing.T) {
+	m, err := models.NewLinear(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := losses.ByName("exp")
+	obj, err := train.NewObjective(m, l, &dataset.Dataset{N: 2, D: 2, X: []float64{1, 0, 0, 1}, Y: []float64{1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := func(logLoss float64, θ ...float64) train.Record { return train.Record{LogLoss: logLoss, Theta: θ} }
+	// Same loss, ρ doubled: log γ̂ falls by L·log 2 = log 2.
+	drop, above := largestHatDrop(obj, []train.Record{r(-3, 2, 2), r(-3, 4, 4)})
+	if above || math.Abs(drop-math.Ln2) > 1e-12 {
+		t.Errorf("ρ doubled at a fixed loss: drop %g, above %v; want log 2, false", drop, above)
+	}
+	// Loss falling at a fixed ρ: γ̂ grows, no drop.
+	if drop, _ := largestHatDrop(obj, []train.Record{r(-3, 2, 2), r(-5, 2, 2)}); !(drop < 0) {
+		t.Errorf("loss falling at fixed ρ: drop %g, want < 0", drop)
+	}
+	// Back above 𝓛(t₀).
+	if _, above := largestHatDrop(obj, []train.Record{r(-3, 2, 2), r(-2, 2, 2)}); !above {
+		t.Error("a loss above 𝓛(t₀) is not reported")
+	}
+	// Records before separation (𝓛 ≥ 1) are skipped.
+	if drop, above := largestHatDrop(obj, []train.Record{r(1, 0.1, 0.1), r(-3, 2, 2), r(-3, 4, 4)}); above || math.Abs(drop-math.Ln2) > 1e-12 {
+		t.Errorf("with an unseparated start: drop %g, above %v", drop, above)
+	}
+	if drop, _ := largestHatDrop(obj, []train.Record{{LogLoss: -3}}); !math.IsNaN(drop) {
+		t.Errorf("records without θ: got %g, want NaN", drop)
+	}
+}

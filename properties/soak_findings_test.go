@@ -62,7 +62,11 @@ import (
 //     3-layer ReLU net at log 𝓛 = 0.286 (η = e^{−36}, never separated) and
 //     the check read the unseparated end as γ̃ ∉ (0, γ̄]: a stall before
 //     separation is now undecided (LL App. K.1 starts from a separated
-//     point; TestLossBasedScheduleSynthetic).
+//     point; TestLossBasedScheduleSynthetic);
+//   - seed 1795337506035955: LL-4.2's too-large-step control, like LL-G's
+//     above, on a 2-D deep linear net whose γ̂ grew at every overshooting
+//     step: undecided now after an independent recomputation of γ̂ from
+//     the records (largestHatDrop, TestLargestHatDrop).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -80,6 +84,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 		{"1795336113008019", map[string]func(*testing.T){"ZD-T8": TestZD_T8_RegularizationPath}},
 		{"1795337506107226", map[string]func(*testing.T){"LL-K1": TestLL_K1_LossBasedSchedule}},
+		{"1795337506035955", map[string]func(*testing.T){"LL-4.2 control": TestLL_4_2_GDMonotonicity_NegativeControl}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)
