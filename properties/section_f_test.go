@@ -43,10 +43,22 @@ func TestZD_T4_L5_WidthScaling_NegativeControl(t *testing.T) {
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "measured anyway: slope of sup_t|f_lin − f|")
 	}
-	for _, c := range Sample(e.Controls[1].Gen, testSeed(t), 1) {
+	// The first decided case must be violated. A 3-seed slope fit can be
+	// inconclusive (its interval too wide: soak seed 1795337506210173,
+	// upper bounds −0.949 and 0.279); like the harness, draw another case
+	// then, up to discardRatio's three.
+	decided := false
+	for _, c := range Sample(e.Controls[1].Gen, testSeed(t), 3) {
 		v := e.Controls[1].Check(c)
+		if v.Status == theorems.Inconclusive {
+			t.Logf("inconclusive, next case: %v: %v", c, v)
+			continue
+		}
 		require.Equal(t, theorems.Violated, v.Status, "%v: %v", c, v)
+		decided = true
+		break
 	}
+	require.True(t, decided, "the q_0 = 0 control was inconclusive on 3 cases")
 }
 
 // TestNTKSweepDeterministic: a sweep's runs are bit-identical whatever
