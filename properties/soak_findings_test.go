@@ -72,7 +72,22 @@ import (
 //   - seed 1795337506210173: ZD-T4/L5's q_0 = 0 control: the test's own
 //     assertion required the first sampled case to be violated, and its
 //     3-seed slope fit was inconclusive; it now takes the first decided of
-//     up to three cases, as the harness does.
+//     up to three cases, as the harness does;
+//   - seed 1795337506059712: LL-lin's residual rose 1.17 → 2.67 on data
+//     with two samples just off the margin (margins 1.09, 1.12): their
+//     pull decays like T^{−0.09} and was still moving the residual. A
+//     growth that such a decaying pull explains (theorems' pullGrowth) is
+//     now undecided (TestResidualGrowthOffMargin);
+//   - seed 1795337506020117: ZD-T7's Fenchel–Young gap rose 0.076 → 0.183
+//     towards its computed limit 0.181 (theorems' gapLimit, from the
+//     tangent offset δ_∞ under the run's weights): the test now compares
+//     the end with max(first half, limit) (TestGapLimit);
+//   - seed 1795337506336877: XY-P2's finite part ended 4.2 (160 on the
+//     unshrunk case) from θ̃(w) on data whose two D_nonsep pairs were 0.008
+//     from collinear: F is nearly flat along one direction of S (ω = 10⁻⁴,
+//     cω·T = 0.03 at the first window), so the run was far too short for
+//     the proved rate to show; such a run is now undecided
+//     (theorems' slowFinitePart, TestSlowFinitePart).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -93,6 +108,9 @@ func TestSoakFindings(t *testing.T) {
 		{"1795337506035955", map[string]func(*testing.T){"LL-4.2 control": TestLL_4_2_GDMonotonicity_NegativeControl}},
 		{"1795337506233930", map[string]func(*testing.T){"LL-K1": TestLL_K1_LossBasedSchedule}},
 		{"1795337506210173", map[string]func(*testing.T){"ZD-T4/L5 control": TestZD_T4_L5_WidthScaling_NegativeControl}},
+		{"1795337506059712", map[string]func(*testing.T){"LL-lin": TestLL_lin_SVMDirection, "LL-lin control": TestLL_lin_SVMDirection_NegativeControl}},
+		{"1795337506020117", map[string]func(*testing.T){"ZD-T7": TestZD_T7_GRWDirection}},
+		{"1795337506336877", map[string]func(*testing.T){"XY-P2": TestXY_P2_NonSeparable}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)

@@ -66,3 +66,26 @@ func TestNonSeparableLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowFinitePart: a finite part stuck at another point is violated
+// when the run resolves F's curvature (the toy's ω = 2√3, run scale c =
+// 𝓛/F(θ̃) = 1/(2√3): cω·T ≈ 10⁴ at the first window), and undecided when
+// the run's loss says its scale is e^{−20} of that (cω·T ≈ 3·10⁻⁵ < 1/2):
+// the finite part's slowest mode has not relaxed by the first window.
+func TestSlowFinitePart(t *testing.T) {
+	data, w, thetaS := nonSepToy()
+	stuck := func(float64) float64 { return 1 }
+	exact := func(lt float64) float64 { return lt }
+	v := NonSeparableLimit(data, w, toyRun(thetaS, stuck, exact))
+	if v.Status != Violated {
+		t.Errorf("resolved curvature: got %v (%s), want violated", v.Status, v.Detail)
+	}
+	tr := toyRun(thetaS, stuck, exact)
+	for i := range tr.Records {
+		tr.Records[i].LogLoss = -20
+	}
+	v = NonSeparableLimit(data, w, tr)
+	if v.Status != Inconclusive || !strings.Contains(v.Detail, "slowest mode") {
+		t.Errorf("unresolved curvature: got %v (%s), want inconclusive (slowest mode)", v.Status, v.Detail)
+	}
+}
