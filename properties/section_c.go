@@ -344,6 +344,19 @@ func hatProperty(name string, variant models.HatVariant) Property {
 	}}
 }
 
+// linPolyControlTail is the tail of LL-lin's control: ZD eq. 19 with
+// α = 1/2. The residual test sees a polynomial tail through ‖θ‖ ~
+// T^{1/(α+2)} against ‖ŵ‖ log T, and through the angle to the polynomial
+// limit direction. With ZD's α = 1 (T^{1/3}) the norm can grow like ‖ŵ‖ log T
+// over the run's window [T^{1/2}, T] = [74, 10⁴] while the limit lies
+// within 0.07 rad of ŵ, and the residual then grows by less than 2: seeds
+// 15 and 124 drew such cases (statistics 1.21 and 1.44, polynomial limits
+// 0.068 and 0.032 rad from ŵ; 1 of the 40 runs at seeds 101–140 failed,
+// the other 34 cases drawn at seeds 15, 124, 101, 102 had 2.8–25). α = 1/2
+// (T^{0.4}, a heavier tail whose limit lies farther from ŵ) breaks the same
+// hypothesis more plainly.
+var linPolyControlTail = losses.PolyTail{Alpha: 0.5, Beta: 0}
+
 func init() {
 	kkt := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return theorems.KKTConvergence(b.Obj, tr, 0)
@@ -430,17 +443,13 @@ func init() {
 		Claims: []Property{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
-		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(x any) theorems.Verdict {
+		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(x any) theorems.Verdict {
 			c := x.(KKTCase)
 			b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
-			poly, err := losses.ByName("poly")
-			if err != nil {
-				return theorems.Assumption("%v", err)
-			}
-			obj, err := train.NewObjective(b.Model, poly, b.Data)
+			obj, err := train.NewObjective(b.Model, losses.NewBinary(linPolyControlTail), b.Data)
 			if err != nil {
 				return theorems.Assumption("%v", err)
 			}

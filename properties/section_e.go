@@ -189,7 +189,7 @@ func init() {
 	})
 	register(Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
 		Claims:   []Property{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
-		Controls: []Property{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
+		Controls: []Property{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair, α = 1/2), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
 	})
 	register(Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
 		Claims:   []Property{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
