@@ -45,9 +45,9 @@ type ArchCase struct {
 // act returns the activation spelling.
 func (c ArchCase) act() string {
 	if c.NonHomogeneous {
-		return nonHomogeneousActs[c.Act%len(nonHomogeneousActs)]
+		return nonHomogeneousActs[pick(c.Act, len(nonHomogeneousActs))]
 	}
-	return homogeneousActs[c.Act%len(homogeneousActs)]
+	return homogeneousActs[pick(c.Act, len(homogeneousActs))]
 }
 
 func (c ArchCase) depth() int {

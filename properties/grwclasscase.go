@@ -64,7 +64,7 @@ func (c ClassCase) loss() string {
 	if c.LossName != "" {
 		return c.LossName
 	}
-	return classLossNames[((c.Loss%3)+3)%3]
+	return classLossNames[pick(c.Loss, len(classLossNames))]
 }
 
 func (c ClassCase) schemeName() string {

@@ -40,7 +40,7 @@ type KKTCase struct {
 
 func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
 
-func (c KKTCase) loss() string { return []string{"exp", "logistic"}[c.Loss%2] }
+func (c KKTCase) loss() string { return []string{"exp", "logistic"}[pick(c.Loss, 2)] }
 
 // arch returns the teacher's ArchCase (ArchCase.Spec gives the spec).
 func (c KKTCase) arch() ArchCase {

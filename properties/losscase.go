@@ -32,9 +32,9 @@ type LossCase struct {
 
 func (c LossCase) loss() string {
 	if c.Binary {
-		return binaryLosses[c.Loss%len(binaryLosses)]
+		return binaryLosses[pick(c.Loss, len(binaryLosses))]
 	}
-	return allLosses[c.Loss%len(allLosses)]
+	return allLosses[pick(c.Loss, len(allLosses))]
 }
 
 // arch returns the architecture with its output count fitted to the loss.

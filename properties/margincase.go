@@ -36,7 +36,7 @@ type SeparatedCase struct {
 	Copies bool
 }
 
-func (c SeparatedCase) loss() string { return c.Losses[c.Loss%len(c.Losses)] }
+func (c SeparatedCase) loss() string { return c.Losses[pick(c.Loss, len(c.Losses))] }
 
 func (c SeparatedCase) arch() ArchCase {
 	a := c.Arch
@@ -198,7 +198,7 @@ func (c FlowCase) loss() string {
 	if len(bin) == 0 {
 		return ""
 	}
-	return bin[c.Loss%len(bin)]
+	return bin[pick(c.Loss, len(bin))]
 }
 
 // String describes the case.
@@ -357,14 +357,14 @@ func (c RateRunCase) spec() string {
 	if c.Spec != "" {
 		return c.Spec
 	}
-	return rateModels[c.Model%len(rateModels)]
+	return rateModels[pick(c.Model, len(rateModels))]
 }
 func (c RateRunCase) loss() string {
 	ls := c.Losses
 	if len(ls) == 0 {
 		ls = []string{"exp", "logistic"}
 	}
-	return ls[c.Loss%len(ls)]
+	return ls[pick(c.Loss, len(ls))]
 }
 
 // String describes the case.

@@ -61,7 +61,7 @@ func (c NonSepCase) Build() (*dataset.Dataset, []float64, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		rc := cases[c.Ref%len(cases)]
+		rc := cases[pick(c.Ref, len(cases))]
 		return &dataset.Dataset{N: rc.N, D: rc.D, X: fixtures.Flat(rc.X), Y: rc.Y}, rc.Weights, nil
 	}
 	r := rand.New(rand.NewPCG(c.Seed, 81))

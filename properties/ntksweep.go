@@ -38,7 +38,7 @@ var ntkActs = []models.Activation{models.ActTanh, models.ActGELU}
 
 func trainAct(i int) models.Activation {
 	if long() {
-		return ntkActs[i%len(ntkActs)]
+		return ntkActs[pick(i, len(ntkActs))]
 	}
 	return models.ActTanh
 }
@@ -76,7 +76,7 @@ type KernelSweepCase struct {
 	Bottleneck bool
 }
 
-func (c KernelSweepCase) act() models.Activation { return ntkActs[c.Act%len(ntkActs)] }
+func (c KernelSweepCase) act() models.Activation { return ntkActs[pick(c.Act, len(ntkActs))] }
 
 // spec returns the network of width w ("W" in descriptions).
 func (c KernelSweepCase) spec(w any) string {

@@ -314,7 +314,7 @@ var hatOrders = []float64{0.5, 1, 2, 3}
 
 // String describes the point.
 func (h HatPoint) String() string {
-	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[h.L%len(hatOrders)], h.R, math.Pow(10, h.Rho))
+	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[pick(h.L, len(hatOrders))], h.R, math.Pow(10, h.Rho))
 }
 
 // theta returns θ = ρ(r cos φ, r sin φ, √(1 − r²)) with φ = 1/(1 − r²).
@@ -336,7 +336,7 @@ func GenHat() gopter.Gen {
 func hatProperty(name string, variant models.HatVariant) Property {
 	return Property{Name: name, Gen: GenHat(), Check: func(x any) theorems.Verdict {
 		h := x.(HatPoint)
-		m, err := models.NewMexicanHat(hatOrders[h.L%len(hatOrders)], 1, variant)
+		m, err := models.NewMexicanHat(hatOrders[pick(h.L, len(hatOrders))], 1, variant)
 		if err != nil {
 			return theorems.Assumption("%v", err)
 		}
