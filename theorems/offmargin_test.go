@@ -129,3 +129,44 @@ func TestGapLimit(t *testing.T) {
 	_, err = gapLimit(sol, z, p, []float64{0, 1, 1})
 	assert.Error(t, err)
 }
+
+// TestResidualLimit: with linearly independent support vectors (every
+// sample on the margin) the balance Σ q_i e^{−⟨r, z_i⟩} z_i = ŵ = Σ α_i z_i
+// means ⟨r, z_i⟩ = log(q_i/α_i), solved here by least norm; residualLimit
+// adds the free part of rMid (the direction orthogonal to every z_i).
+func TestResidualLimit(t *testing.T) {
+	z := mat.NewDense(3, 4, []float64{
+		1, 0.1, 0, 0.1,
+		0.1, 1, 0.1, 0,
+		0, 0.1, 1, -0.1,
+	})
+	sol, err := numerics.HardMarginSVM(z, []float64{1, 1, 1}, nil)
+	require.NoError(t, err)
+	q := []float64{0.2, 1, 3}
+	b := mat.NewVecDense(3, nil)
+	for i := range q {
+		b.SetVec(i, math.Log(q[i]/sol.Alpha[i]))
+	}
+	var zzt mat.Dense
+	zzt.Mul(z, z.T())
+	var c, want mat.VecDense
+	require.NoError(t, c.SolveVec(&zzt, b))
+	want.MulVec(z.T(), &c)
+	// The free direction: orthogonal to the three rows.
+	var svd mat.SVD
+	require.True(t, svd.Factorize(z, mat.SVDFull))
+	var v mat.Dense
+	svd.VTo(&v)
+	free := mat.Col(nil, 3, &v)
+	rMid := []float64{0.3, -0.2, 0.5, 0.1}
+	floats.AddScaled(want.RawVector().Data, floats.Dot(free, rMid), free)
+	got, err := residualLimit(z, q, sol.W, rMid)
+	require.NoError(t, err)
+	assert.True(t, floats.EqualApprox(got, want.RawVector().Data, 1e-9), "residualLimit %v, want %v", got, want.RawVector().Data)
+	// Uniform weights (nil) are weights 1.
+	got1, err := residualLimit(z, nil, sol.W, rMid)
+	require.NoError(t, err)
+	gotOnes, err := residualLimit(z, []float64{1, 1, 1}, sol.W, rMid)
+	require.NoError(t, err)
+	assert.Equal(t, gotOnes, got1)
+}

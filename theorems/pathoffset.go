@@ -148,3 +148,61 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 	}
 	return delta, nil
 }
+
+// residualLimit returns the limit of the residual r = θ − ŵ log T along GD
+// with an exponentially tailed loss Σ_i q_i ℓ(⟨θ, z_i⟩), ℓ(u) ~ e^{−u} (exp,
+// logistic, cross-entropy), with the training weights q as the objective
+// uses them (nil: all 1), ŵ the max-margin solution with margin 1 (Soudry
+// et al. 2018, Thm 3). On span{z_i : i ∈ S}, S the support vectors, the
+// limit balances the support vectors' terms against ŵ:
+//
+//	Σ_{i∈S} q_i e^{−⟨r, z_i⟩} z_i = ŵ.
+//
+// Writing r = sŵ + δ with δ ⟂ ŵ (⟨ŵ, z_i⟩ = 1 on S), the tangent part is
+// pathOffset's δ_∞ and ⟨ŵ, ·⟩ of the balance gives e^{−s} Σ_S q_i
+// e^{−⟨δ_∞, z_i⟩} = ‖ŵ‖². The part of r orthogonal to that span moves only
+// with the samples off the margin, whose pull decays (pullGrowth); rMid,
+// the residual at the first half's last record, supplies it.
+func residualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
+	ww := floats.Dot(w, w)
+	sol := &numerics.SVM{W: w, Margin: 1 / math.Sqrt(ww)}
+	delta, err := pathOffset(z, q, sol)
+	if err != nil {
+		return nil, err
+	}
+	n, d := z.Dims()
+	var terms []float64
+	var basis [][]float64
+	for i := 0; i < n; i++ {
+		zi := z.RawRowView(i)
+		if floats.Dot(zi, w) > 1+pathOffsetActiveTol {
+			continue
+		}
+		qi := 1.0
+		if q != nil {
+			qi = q[i]
+		}
+		terms = append(terms, math.Log(qi)-floats.Dot(zi, delta))
+		v := append([]float64(nil), zi...)
+		norm0 := floats.Norm(v, 2)
+		for pass := 0; pass < 2; pass++ {
+			for _, b := range basis {
+				floats.AddScaled(v, -floats.Dot(v, b), b)
+			}
+		}
+		if nv := floats.Norm(v, 2); nv > 1e-9*math.Max(norm0, 1) {
+			floats.Scale(1/nv, v)
+			basis = append(basis, v)
+		}
+	}
+	s := numerics.LogSumExp(terms) - math.Log(ww)
+	r := make([]float64, d)
+	floats.AddScaledTo(r, delta, s, w)
+	// The free part: rMid without its components in span{z_i : i ∈ S}.
+	free := append([]float64(nil), rMid...)
+	for _, b := range basis {
+		floats.AddScaled(free, -floats.Dot(free, b), b)
+	}
+	floats.Add(r, free)
+	return r, nil
+}

@@ -62,11 +62,12 @@ func ResidualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 }
 
 // residualGrowth is ResidualGrowth, also returning the first half's largest
-// residual (0 when undecided before it is known). With om set, a growth
-// beyond the bound is undecided when a pull of the samples off the margin,
-// decaying as the theory says, explains it (pullGrowth from the first
-// half's last record): the run is then too short to tell a bounded
-// residual from a growing one.
+// residual (0 when undecided before it is known). With om set, the end is
+// compared with the larger of the first half and the residual's computed
+// limit (residualLimit), and a growth beyond the bound is undecided when a
+// pull of the samples off the margin, decaying as the theory says, explains
+// it (pullGrowth from the first half's last record): the run is then too
+// short to tell a bounded residual from a growing one.
 func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta []float64), om *offMargin, note string) (Verdict, float64) {
 	var last *train.Record
 	for i := range tr.Records {
@@ -108,19 +109,33 @@ func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 	if note != "" {
 		note = "; " + note
 	}
-	v, mid := doubling(tr, last, resid, w, om)
-	v.Detail = fmt.Sprintf("‖θ − ŵ log T‖: %s; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g%s", v.Detail, midAngle, a, a*last.LogT, note)
+	limit, limitNote := 0.0, ""
+	if om != nil {
+		rMid := append([]float64(nil), proj(midRec)...)
+		floats.AddScaled(rMid, -midRec.LogT, w)
+		q := om.weights(tr.Weights)
+		if q == nil {
+			q = om.weights(om.q)
+		}
+		if lim, err := residualLimit(om.z, q, w, rMid); err == nil {
+			limit = floats.Norm(lim, 2)
+			limitNote = fmt.Sprintf("; limit %.4g", limit)
+		}
+	}
+	v, mid := doubling(tr, last, resid, limit, w, om)
+	v.Detail = fmt.Sprintf("‖θ − ŵ log T‖: %s%s; ∠(θ, ŵ) %.4g → %.4g rad, ∠·log T = %.4g%s", v.Detail, limitNote, midAngle, a, a*last.LogT, note)
 	return v, mid
 }
 
 // doubling is the test of ResidualGrowth on the series f along tr: f at
-// last over its largest value at the records with 0 < log T ≤
-// log T_last/2, against LinResidualGrowth. With om set, a
+// last over the larger of its largest value at the records with 0 < log T ≤
+// log T_last/2 and limit (its computed limit, 0 if none), against
+// LinResidualGrowth. With om set, a
 // growth beyond the bound is undecided when a pull of the samples off the
 // margin decaying as the theory says (pullGrowth) explains it. It returns
 // the verdict, whose detail gives the values, and the first half's largest
 // value.
-func doubling(tr *train.Trajectory, last *train.Record, f func(*train.Record) float64, w []float64, om *offMargin) (Verdict, float64) {
+func doubling(tr *train.Trajectory, last *train.Record, f func(*train.Record) float64, limit float64, w []float64, om *offMargin) (Verdict, float64) {
 	mid := 0.0
 	var midRec, prevRec *train.Record
 	for i := range tr.Records {
@@ -134,7 +149,7 @@ func doubling(tr *train.Trajectory, last *train.Record, f func(*train.Record) fl
 		}
 	}
 	end := f(last)
-	ratio := end / mid
+	ratio := end / math.Max(mid, limit)
 	if end == 0 {
 		ratio = 0 // θ on ŵ log T exactly: bounded (0/0 otherwise)
 	}
