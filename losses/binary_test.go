@@ -157,6 +157,20 @@ func TestBinaryScaledGradRanges(t *testing.T) {
 			}
 		}
 	}
+	// The ends of the product's range, e = 709 and e = −708 exactly: the
+	// product α·e^e is within 1.5 ulps, the reference (α·e^{e/2})·e^{e/2}
+	// within 3; 8 ulps allow both (the fallback's exponent e + log α would
+	// carry the rounding of log α and of the sum, up to ~6e-14 relative).
+	for _, c := range []struct{ alpha, e float64 }{
+		{1e-300, 709}, {3e-200, 709}, {7e-5, 709}, {1e300, -708}, {3e200, -708}, {7e5, -708},
+	} {
+		b := NewBinary(PolyTail{Alpha: c.alpha, Beta: 0})
+		want := -(c.alpha * math.Exp(c.e/2)) * math.Exp(c.e/2)
+		b.ScaledGrad(dst, []float64{0}, 1, -c.e)
+		if !(math.Abs(dst[0]-want) <= 8*0x1p-52*math.Abs(want)) {
+			t.Errorf("poly(%v,0).ScaledGrad(0, y=1, shift=%v) = %v, want %v (e = %v)", c.alpha, -c.e, dst[0], want, c.e)
+		}
+	}
 	for _, c := range []struct {
 		name        string
 		m           Margin

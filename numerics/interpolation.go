@@ -117,7 +117,7 @@ func NewRowSpan(x []float64, n, d int) (*RowSpan, error) {
 		}
 	}
 	s.r = mat.NewTriDense(n, mat.Upper, nil)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for j := i; j < n; j++ {
 			s.r.SetTri(i, j, rFull.At(i, j))
 		}
@@ -274,7 +274,7 @@ func RegularizedInterpolator(x []float64, n, d int, y, theta0, q []float64, mu f
 			s[i] = math.Sqrt(v)
 		}
 		g := mat.NewSymDense(n, nil)
-		for i := 0; i < n; i++ {
+		for i := range n {
 			for j := i; j < n; j++ {
 				v := s[i] * s[j] * floats.Dot(x[i*d:(i+1)*d], x[j*d:(j+1)*d])
 				if i == j {

@@ -259,3 +259,22 @@ func TestMinimizeNonSepRandom(t *testing.T) {
 		assert.InDelta(t, f, mn.Objective, 1e-13*f, "instance %d", it)
 	}
 }
+
+// TestMinimizeNonSepIterationCap: Newton's method gives up after 200
+// iterations unless the decrement is below 1e-20·F by then. On the line, with
+// z = ±1 and weights 1e200 and 1, F(c) = 1e200·e^{−c} + e^c has its minimum
+// at c = 100·ln 10 ≈ 230; from 0, while 1e200·e^{−c} ≫ e^c, the Newton step
+// is about 1 (gradient over Hessian of the exponential), taken in full, and
+// λ² ≈ F: about 230 iterations would be needed. With 1e80 (c ≈ 92) the
+// minimum is reached well within the cap.
+func TestMinimizeNonSepIterationCap(t *testing.T) {
+	x := mat.NewDense(2, 1, []float64{1, -1})
+	y := []float64{1, 1}
+	_, err := numerics.MinimizeNonSep(x, y, []float64{1e200, 1})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Newton did not converge")
+	mn, err := numerics.MinimizeNonSep(x, y, []float64{1e80, 1})
+	require.NoError(t, err)
+	assert.InDelta(t, 40*math.Ln10, mn.Theta[0], 1e-12*40*math.Ln10)
+	assert.Less(t, mn.Iterations, 200)
+}

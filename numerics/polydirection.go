@@ -137,8 +137,8 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 		if it >= 200 {
 			return nil, fmt.Errorf("numerics: poly-tail direction: Newton did not converge (decrement %.3g of G = %.3g)", dec, gv)
 		}
-		t := 1.0
-		for ; t > 1e-14; t /= 2 {
+		stepped := false
+		for t := 1.0; t > 1e-14; t /= 2 {
 			floats.AddScaledTo(trial, v, -t, step)
 			if !margins(trial) {
 				continue
@@ -149,11 +149,12 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 			if gt := gfun(trial); gt <= gv-0.25*t*dec || dec < 1e-12*gv {
 				copy(v, trial)
 				gv = gt
+				stepped = true
 				break
 			}
 		}
 		margins(v)
-		if t <= 1e-14 {
+		if !stepped {
 			break // no decrease at rounding level: optimal to working precision
 		}
 	}

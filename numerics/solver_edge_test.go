@@ -92,3 +92,51 @@ func TestLogisticRidgeHugeMargin(t *testing.T) {
 	assert.Equal(t, 1.0, theta[0])
 	assert.Equal(t, 0.0, f)
 }
+
+// TestNNLSDefaultTolRejectsNoise: b = A·(0.3, 0, 0.7) for a random 5×3 A, so
+// at the solution column 2's dual a₂ᵀ(b − Ax) is 0 in exact arithmetic; in
+// float64 it is 3.6e-16, rounding noise, which the default Tol (the rounding
+// level of the duals) keeps out: x₂ = 0 exactly after two column additions,
+// the same with NNLSSettings{} (Tol = 0 means the default, not 0; a literal
+// threshold of 0 would let the column enter with x₂ ≈ 5e-16).
+func TestNNLSDefaultTolRejectsNoise(t *testing.T) {
+	a := mat.NewDense(5, 3, []float64{
+		-0.8024826241110656, 0.424707052949676, -0.4985070978632815,
+		-0.9872764577745818, 0.4770185009670911, -0.37300956589935985,
+		1.182810122110346, -0.8066822642915392, 0.10337870485847511,
+		-0.7399384390707975, -0.08909545245778076, 0.10199835220598102,
+		-0.19324607840570374, 0.7357730603350812, -2.8432905240082125,
+	})
+	b := make([]float64, 5)
+	mat.NewVecDense(5, b).MulVec(a, mat.NewVecDense(3, []float64{0.3, 0, 0.7}))
+	for _, s := range []*numerics.NNLSSettings{nil, {}} {
+		res, err := numerics.NNLS(a, b, s)
+		require.NoError(t, err, "%+v", s)
+		assert.Equal(t, []int{0, 2}, res.Passive, "%+v", s)
+		assert.Equal(t, 0.0, res.X[1], "%+v", s)
+		assert.Equal(t, 2, res.Iterations, "%+v", s)
+		assert.InDelta(t, 0.3, res.X[0], 1e-14, "%+v", s)
+		assert.InDelta(t, 0.7, res.X[2], 1e-14, "%+v", s)
+	}
+}
+
+// TestLogisticRidgeIterationCap: Newton's method stops with an error after
+// 200 iterations. With q = 1e200, x = y = μ = 1, θ₀ = 0, the minimizer of
+// 1e200·log(1 + e^{−θ}) + θ²/2 solves θ = 1e200·σ(−θ), θ ≈ 455; on the way,
+// where 1e200·e^{−θ} ≫ θ, F ≈ 1e200·e^{−θ} + θ²/2 and the Newton step is
+// about 1 (the exponential's gradient over its Hessian), accepted in full
+// by the line search, and the decrement λ² ≈ F stays far above the
+// stopping threshold: about 450 iterations would be needed.
+func TestLogisticRidgeIterationCap(t *testing.T) {
+	_, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e200}, nil, 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did not converge in 200 iterations")
+	// Ten decades less, θ* ≈ 430 is still beyond reach; 1e50 (θ* ≈ 110) is
+	// within it.
+	_, _, err = numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e190}, nil, 1)
+	require.Error(t, err)
+	theta, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e50}, nil, 1)
+	require.NoError(t, err)
+	// θ = 1e50·σ(−θ) = 1e50/(1 + e^θ).
+	assert.InDelta(t, theta[0], 1e50/(1+math.Exp(theta[0])), 1e-12*theta[0])
+}

@@ -170,7 +170,7 @@ func KernelSVM(k mat.Symmetric, y []float64, s *SVMSettings) (*SVM, error) {
 		return nil, err
 	}
 	kk := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for j := i; j < n; j++ {
 			v := k.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -186,10 +186,10 @@ func KernelSVM(k mat.Symmetric, y []float64, s *SVMSettings) (*SVM, error) {
 	vals := es.Values(nil)
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
+	// K = 0 (λ_max = 0) passes both tests below and gives zero features,
+	// which the least-distance stage reports as not separable; a K with
+	// λ_max < 0 fails the first.
 	lmax := floats.Max(vals)
-	if lmax <= 0 {
-		return nil, &NotSeparableError{Certificate: uniform(n), Residual: 0}
-	}
 	// The rounding of a symmetric eigensolver is about n·ε·λ_max; 1e-10
 	// leaves room for kernels that were themselves rounded sums.
 	if lmin := floats.Min(vals); lmin < -1e-10*lmax {
@@ -407,7 +407,7 @@ func indices(in []bool) []int {
 func (p *svmProblem) solveSupport(S []int) ([]float64, bool) {
 	k := len(S)
 	qs := mat.NewSymDense(k, nil)
-	for a := 0; a < k; a++ {
+	for a := range k {
 		for b := a; b < k; b++ {
 			qs.SetSym(a, b, p.q(S[a], S[b]))
 		}

@@ -92,6 +92,10 @@ func TestKernelSVMRoundingTolerance(t *testing.T) {
 			assert.ErrorIs(t, err, numerics.ErrSVMInput, "λ₂ = %g", tc.l2)
 		}
 	}
+	// A negative definite K (λ_max < 0) is not positive semi-definite
+	// either: an input error, not a statement about separability.
+	_, err := numerics.KernelSVM(mat.NewSymDense(2, []float64{-1, 0, 0, -2}), y, nil)
+	assert.ErrorIs(t, err, numerics.ErrSVMInput)
 }
 
 // badlyScaled draws a separable problem whose feature columns have scales
@@ -141,4 +145,23 @@ func TestSVMBadlyScaled(t *testing.T) {
 		require.NoError(t, err, "draw %d", trial)
 		checkKKT(t, x, y, sol, numerics.DefaultSVMTol)
 	}
+}
+
+// TestSVMPolishCycle: on draw 44 of badlyScaled with seed (0, 18) (66
+// samples) rounding makes the polish's active-set loop cycle (it adds and
+// drops the same eight samples in turn); the cap of 2N + 2 iterations ends
+// it, with an SVMNotConvergedError carrying the best candidate found.
+func TestSVMPolishCycle(t *testing.T) {
+	r := rand.New(rand.NewPCG(0, 18))
+	var x *mat.Dense
+	var y []float64
+	for trial := 0; trial <= 44; trial++ {
+		x, y = badlyScaled(r)
+	}
+	_, err := numerics.HardMarginSVM(x, y, nil)
+	var nc *numerics.SVMNotConvergedError
+	require.ErrorAs(t, err, &nc)
+	require.NotNil(t, nc.Solution)
+	assert.Equal(t, nc.Solution.KKTResidual, nc.KKTResidual)
+	assert.Greater(t, nc.KKTResidual, numerics.DefaultSVMTol)
 }
