@@ -87,11 +87,11 @@ func SplitSeparable(x mat.Matrix, y []float64, tol float64) (*Split, error) {
 	if err := checkLabels(n, y); err != nil {
 		return nil, err
 	}
+	if !(tol >= 0) {
+		return nil, fmt.Errorf("%w: split threshold %v", ErrSVMInput, tol)
+	}
 	if tol == 0 {
 		tol = DefaultSplitTol
-	}
-	if !(tol > 0) {
-		return nil, fmt.Errorf("%w: split threshold %v", ErrSVMInput, tol)
 	}
 	zmax := 0.0
 	for i := 0; i < n; i++ {

@@ -121,22 +121,33 @@ func TestNNLSDefaultTolRejectsNoise(t *testing.T) {
 }
 
 // TestLogisticRidgeIterationCap: Newton's method stops with an error after
-// 200 iterations. With q = 1e200, x = y = μ = 1, θ₀ = 0, the minimizer of
-// 1e200·log(1 + e^{−θ}) + θ²/2 solves θ = 1e200·σ(−θ), θ ≈ 455; on the way,
-// where 1e200·e^{−θ} ≫ θ, F ≈ 1e200·e^{−θ} + θ²/2 and the Newton step is
-// about 1 (the exponential's gradient over its Hessian), accepted in full
-// by the line search, and the decrement λ² ≈ F stays far above the
-// stopping threshold: about 450 iterations would be needed.
+// 200 iterations. With x = y = μ = 1, θ₀ = 0 and a weight q, the minimizer of
+// q·log(1 + e^{−θ}) + θ²/2 solves θ = q·σ(−θ), θ ≈ ln q; on the way, where
+// q·e^{−θ} ≫ θ, F ≈ q·e^{−θ} + θ²/2 and the Newton step is about 1 (the
+// exponential's gradient over its Hessian), accepted in full by the line
+// search, while the decrement λ² ≈ F stays far above the stopping
+// threshold: the iterations needed grow by ln 10 ≈ 2.3 per decade of q.
+// q = 1e200 (θ* ≈ 455) is far beyond the cap and q = 1e50 (θ* ≈ 110)
+// within it. The cap is exact: q = 10^87.1 converges in the 200th
+// iteration (the needed count is 200 for q from 10^86.95 to 10^87.3) and
+// q = 10^87.55 would need the 201st (10^87.35 to 10^87.75).
 func TestLogisticRidgeIterationCap(t *testing.T) {
-	_, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e200}, nil, 1)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "did not converge in 200 iterations")
-	// Ten decades less, θ* ≈ 430 is still beyond reach; 1e50 (θ* ≈ 110) is
-	// within it.
-	_, _, err = numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e190}, nil, 1)
-	require.Error(t, err)
-	theta, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{1e50}, nil, 1)
-	require.NoError(t, err)
-	// θ = 1e50·σ(−θ) = 1e50/(1 + e^θ).
-	assert.InDelta(t, theta[0], 1e50/(1+math.Exp(theta[0])), 1e-12*theta[0])
+	ridge := func(q float64) (float64, error) {
+		theta, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{q}, nil, 1)
+		if err != nil {
+			return 0, err
+		}
+		return theta[0], nil
+	}
+	for _, q := range []float64{1e200, math.Pow(10, 87.55)} {
+		_, err := ridge(q)
+		require.Error(t, err, "q = %g", q)
+		assert.Contains(t, err.Error(), "did not converge in 200 iterations", "q = %g", q)
+	}
+	for _, q := range []float64{1e50, math.Pow(10, 87.1)} {
+		theta, err := ridge(q)
+		require.NoError(t, err, "q = %g", q)
+		// θ = q·σ(−θ) = q/(1 + e^θ).
+		assert.InDelta(t, theta, q/(1+math.Exp(theta)), 1e-12*theta, "q = %g", q)
+	}
 }
