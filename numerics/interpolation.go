@@ -141,7 +141,7 @@ func (s *RowSpan) Orthogonal(dst, v []float64) float64 {
 	if &dst[0] != &v[0] {
 		copy(dst, v)
 	}
-	for pass := 0; pass < 2; pass++ {
+	for range 2 {
 		s.coords(dst)
 		s.expand(s.buf2)
 		floats.Sub(dst, s.buf2)

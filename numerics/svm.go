@@ -428,7 +428,7 @@ func (p *svmProblem) solveSupport(S []int) ([]float64, bool) {
 		return nil, false
 	}
 	alpha := make([]float64, p.n)
-	for step := 0; step < 2; step++ {
+	for range 2 {
 		for i, j := range S {
 			alpha[j] = sol.AtVec(i)
 		}
