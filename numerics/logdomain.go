@@ -52,9 +52,7 @@ func LogAddExp(a, b float64) float64 {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return math.NaN()
 	}
-	if a < b {
-		a, b = b, a
-	}
+	a, b = max(a, b), min(a, b)
 	if math.IsInf(a, 0) {
 		return a
 	}

@@ -459,8 +459,8 @@ func (p *svmProblem) candidate(alpha []float64) *SVM {
 			c.Support = append(c.Support, j)
 			c.KKTResidual = max(c.KKTResidual, alpha[j]/amax*math.Abs(m[j]-1))
 		}
-		c.NormSq += alpha[j] * m[j]
 	}
+	c.NormSq = floats.Dot(alpha, m)
 	sort.Ints(c.Support)
 	c.Margin = 1 / math.Sqrt(c.NormSq)
 	return c
