@@ -95,21 +95,21 @@ func LogisticRidge(x []float64, n, d int, y, q, theta0 []float64, mu float64) (t
 			f = obj(theta)
 			continue
 		}
-		// Backtracking (Armijo, c = 1/4) along −step.
-		t := 1.0
-		for ls := 0; ; ls++ {
+		// Backtracking (Armijo, c = 1/4) along −step, t = 1, ½, …, 2⁻⁶⁰.
+		t, stepped := 1.0, false
+		for range 61 {
 			floats.AddScaledTo(trial, theta, -t, step)
-			ft := obj(trial)
-			if ft <= f-0.25*t*dec {
+			if ft := obj(trial); ft <= f-0.25*t*dec {
 				copy(theta, trial)
 				f = ft
+				stepped = true
 				break
 			}
-			if ls == 60 {
-				// No decrease representable: at the minimum to rounding.
-				return theta, f, nil
-			}
 			t /= 2
+		}
+		if !stepped {
+			// No decrease representable: at the minimum to rounding.
+			return theta, f, nil
 		}
 	}
 	return nil, 0, fmt.Errorf("numerics: Newton's method for the logistic ridge did not converge in 200 iterations")

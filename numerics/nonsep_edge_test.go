@@ -280,3 +280,19 @@ func TestMinimizeNonSepIterationCap(t *testing.T) {
 	assert.InDelta(t, 10*math.Ln10, mn.Theta[0], 1e-13*10*math.Ln10)
 	assert.Less(t, mn.Iterations, 200)
 }
+
+// TestMinimizeNonSepExtremeWeights: on the line with z = ±1 and weights
+// 10^k and 1, θ̃ = (k/2)·ln 10, for k from 100 to 170 (140 to 200 Newton
+// iterations). At such c the rounding of e^{±c} (c·ε relative) puts the
+// decrement's floor near 1e-28·F, and on about a third of these k Newton
+// stalls above it: the run goes to the cap of 200 iterations, where a
+// decrement below 1e-20·F is accepted as converged to working precision.
+func TestMinimizeNonSepExtremeWeights(t *testing.T) {
+	x := mat.NewDense(2, 1, []float64{1, -1})
+	for k := 100.0; k <= 170; k += 2.5 {
+		mn, err := numerics.MinimizeNonSep(x, []float64{1, 1}, []float64{math.Pow(10, k), 1})
+		require.NoError(t, err, "k = %v", k)
+		want := k / 2 * math.Ln10
+		assert.InDelta(t, want, mn.Theta[0], 1e-15*want, "k = %v", k)
+	}
+}

@@ -355,14 +355,8 @@ func (p *svmProblem) solve(s *SVMSettings) (*SVM, error) {
 			break
 		}
 		// Drop the most negative multiplier, if any.
-		worst, wi := 0.0, -1
-		for i, a := range aS {
-			if a <= worst {
-				worst, wi = a, i
-			}
-		}
-		if wi >= 0 {
-			inS[S[wi]] = false
+		if i := floats.MinIdx(aS); aS[i] <= 0 {
+			inS[S[i]] = false
 			continue
 		}
 		alpha := make([]float64, n)
@@ -374,13 +368,13 @@ func (p *svmProblem) solve(s *SVMSettings) (*SVM, error) {
 			best = c
 		}
 		// Add the most violated constraint, if any.
-		viol, vj := 1-tol/2, -1
+		viol, vj, found := 1-tol/2, 0, false
 		for j, m := range c.Decision {
 			if !inS[j] && p.y[j]*m < viol {
-				viol, vj = p.y[j]*m, j
+				viol, vj, found = p.y[j]*m, j, true
 			}
 		}
-		if vj < 0 {
+		if !found {
 			break
 		}
 		inS[vj] = true
