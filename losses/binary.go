@@ -26,11 +26,14 @@ func (BinaryLoss) Kind() Kind { return Binary }
 func (b BinaryLoss) LogLoss(s []float64, y float64) float64 { return b.M.LogLoss(y * s[0]) }
 
 // ScaledGrad writes ∂ℓ/∂s·e^{−shift} = −y f′(q) e^{−f(q) − shift}, q = y·s.
-// The exponent −f(q) − shift is formed first, so that neither ℓ nor e^{−shift}
-// is ever computed on its own. When the product f′(q)·e^{−f(q) − shift} would
-// leave the normal range on the way (e^{−f(q) − shift} overflowing while f′
-// is small, or subnormal while f′ is large), log |f′(q)| is moved into the
-// exponent, so that the result is finite and normal whenever it can be.
+// The exponent e = −f(q) − shift is formed first, so that neither ℓ nor
+// e^{−shift} is ever computed on its own. Where e^e is a normal float
+// (−708 ≤ e ≤ 709) the result is the product f′(q)·e^e, correctly rounded
+// from two accurate factors: a subnormal or infinite product is then the
+// true result's own underflow or overflow. Outside that range (e^e
+// overflowing while f′ is small, or subnormal while f′ is large) log |f′(q)|
+// is moved into the exponent, so that the result is finite and normal
+// whenever it can be.
 func (b BinaryLoss) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	q := y * s[0]
 	fp := b.M.FPrime(q)
@@ -40,10 +43,8 @@ func (b BinaryLoss) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	}
 	e := b.M.LogLoss(q) - shift
 	if e <= 709 && e >= -708 {
-		if v := fp * math.Exp(e); math.Abs(v) >= 0x1p-1022 && math.Abs(v) <= math.MaxFloat64 {
-			dst[0] = -y * v
-			return
-		}
+		dst[0] = -y * (fp * math.Exp(e))
+		return
 	}
 	dst[0] = -y * math.Copysign(numerics.Exp(e+numerics.Log(math.Abs(fp))), fp)
 }

@@ -134,3 +134,64 @@ func BenchmarkBinaryLogisticLogLoss(b *testing.B) {
 		i++
 	}
 }
+
+// TestBinaryScaledGradRanges checks the two formulas of ScaledGrad where they
+// differ by more than rounding. Where e^e (e = log ℓ − shift) is a normal
+// float, the result is the product f′·e^e; at e = 0 that is −y·f′ exactly,
+// for any f′, however small or large (the fallback exp(log|f′|) would carry
+// the rounding of log|f′|, up to |log f′|·ε/2 relative). Where e^e overflows
+// while f′ is small, or is subnormal while f′ is large, log|f′| goes into the
+// exponent: the result is finite, and accurate to the rounding of that
+// exponent (|e|·ε/2 relative, below 1e-13 here), where the product would be
+// +Inf or carry e^e's subnormal rounding (≥ 1e-3 relative at e = −740).
+func TestBinaryScaledGradRanges(t *testing.T) {
+	t.Parallel()
+	dst := make([]float64, 1)
+	// PolyTail at its kink q = β = 0: f = 0, f′ = α exactly.
+	for _, alpha := range []float64{1e-300, 3e-200, 7e-5, 0.3, 1e250} {
+		b := NewBinary(PolyTail{Alpha: alpha, Beta: 0})
+		for _, y := range []float64{1, -1} {
+			b.ScaledGrad(dst, []float64{0}, y, 0)
+			if dst[0] != -y*alpha {
+				t.Errorf("poly(%v,0).ScaledGrad(0, y=%v, shift=0) = %v, want %v exactly", alpha, y, dst[0], -y*alpha)
+			}
+		}
+	}
+	// The ends of the product's range, e = 709 and e = −708 exactly: the
+	// product α·e^e is within 1.5 ulps, the reference (α·e^{e/2})·e^{e/2}
+	// within 3; 8 ulps allow both (the fallback's exponent e + log α would
+	// carry the rounding of log α and of the sum, up to ~6e-14 relative).
+	for _, c := range []struct{ alpha, e float64 }{
+		{1e-300, 709}, {3e-200, 709}, {7e-5, 709}, {1e300, -708}, {3e200, -708}, {7e5, -708},
+	} {
+		b := NewBinary(PolyTail{Alpha: c.alpha, Beta: 0})
+		want := -(c.alpha * math.Exp(c.e/2)) * math.Exp(c.e/2)
+		b.ScaledGrad(dst, []float64{0}, 1, -c.e)
+		if !(math.Abs(dst[0]-want) <= 8*0x1p-52*math.Abs(want)) {
+			t.Errorf("poly(%v,0).ScaledGrad(0, y=1, shift=%v) = %v, want %v (e = %v)", c.alpha, -c.e, dst[0], want, c.e)
+		}
+	}
+	for _, c := range []struct {
+		name        string
+		m           Margin
+		s, shift    float64
+		want        float64 // for y = 1
+		description string
+	}{
+		// f′ = 1/(1e300 + 1) = 1e-300, log ℓ = −log1p(1e300); e ≈ 710.2:
+		// e^e overflows, the result −e^{e − log(1e300)} ≈ −2.8e8 does not.
+		{"poly", ZDPolyTail(), 1e300, -1401, -math.Exp(1401 - 2*math.Log1p(1e300)), "e^e overflows"},
+		// f′ = 1e15, log ℓ = 0, e = −740: e^e ≈ 4.2e-322 is subnormal, the
+		// result −1e15·e^{−740} ≈ −4.2e-307 is normal.
+		{"poly(1e15,0)", PolyTail{Alpha: 1e15, Beta: 0}, 0, 740, -(1e15 * math.Exp(-370)) * math.Exp(-370), "e^e is subnormal"},
+	} {
+		b := NewBinary(c.m)
+		for _, y := range []float64{1, -1} {
+			b.ScaledGrad(dst, []float64{y * c.s}, y, c.shift)
+			want := y * c.want
+			if !(math.Abs(dst[0]-want) <= 1e-12*math.Abs(want)) {
+				t.Errorf("%s.ScaledGrad(%v, y=%v, shift=%v) = %v, want %v (%s)", c.name, y*c.s, y, c.shift, dst[0], want, c.description)
+			}
+		}
+	}
+}

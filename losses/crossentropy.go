@@ -30,14 +30,16 @@ func (CrossEntropy) MarginLoss() Margin { return Logistic{} }
 // m + log1p(Σ_{j≠c,k} e^{s_j − s_c − m}) with m = s_k − s_c the largest
 // term (see numerics.LogSumExp), so that ℓ = log(1 + e^z).
 func ceLogit(s []float64, c int) float64 {
+	// k is set whenever m is raised above −Inf; otherwise m = −Inf returns
+	// before k is used.
 	m := math.Inf(-1)
-	k := -1
+	var k int
 	for j, v := range s {
 		if j != c && v-s[c] > m {
 			m, k = v-s[c], j
 		}
 	}
-	if k < 0 || math.IsInf(m, 0) {
+	if math.IsInf(m, 0) {
 		return m
 	}
 	var sum float64

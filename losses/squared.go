@@ -26,9 +26,10 @@ func (Squared) LogLoss(s []float64, y float64) float64 {
 	return 2*numerics.Log(math.Abs(s[0]-y)) - math.Ln2
 }
 
-// ScaledGrad writes (p − y)·e^{−shift}: as a product when e^{−shift} and the
-// product are normal floats, otherwise as ±exp(log|p − y| − shift), which is
-// finite whenever the result is. At an exact fit it writes 0 (not NaN).
+// ScaledGrad writes (p − y)·e^{−shift}: as the product when e^{−shift} is a
+// normal float (a subnormal or infinite product is then the true result's
+// own underflow or overflow), otherwise as ±exp(log|p − y| − shift), which
+// is finite whenever the result is. At an exact fit it writes 0 (not NaN).
 func (Squared) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	r := s[0] - y
 	if r == 0 {
@@ -36,10 +37,8 @@ func (Squared) ScaledGrad(dst, s []float64, y float64, shift float64) {
 		return
 	}
 	if e := numerics.Exp(-shift); e >= 0x1p-1022 && e <= math.MaxFloat64 {
-		if v := r * e; math.Abs(v) >= 0x1p-1022 && math.Abs(v) <= math.MaxFloat64 {
-			dst[0] = v
-			return
-		}
+		dst[0] = r * e
+		return
 	}
 	dst[0] = math.Copysign(numerics.Exp(numerics.Log(math.Abs(r))-shift), r)
 }

@@ -117,7 +117,7 @@ func NewRowSpan(x []float64, n, d int) (*RowSpan, error) {
 		}
 	}
 	s.r = mat.NewTriDense(n, mat.Upper, nil)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for j := i; j < n; j++ {
 			s.r.SetTri(i, j, rFull.At(i, j))
 		}
@@ -141,7 +141,7 @@ func (s *RowSpan) Orthogonal(dst, v []float64) float64 {
 	if &dst[0] != &v[0] {
 		copy(dst, v)
 	}
-	for pass := 0; pass < 2; pass++ {
+	for range 2 {
 		s.coords(dst)
 		s.expand(s.buf2)
 		floats.Sub(dst, s.buf2)
@@ -274,7 +274,7 @@ func RegularizedInterpolator(x []float64, n, d int, y, theta0, q []float64, mu f
 			s[i] = math.Sqrt(v)
 		}
 		g := mat.NewSymDense(n, nil)
-		for i := 0; i < n; i++ {
+		for i := range n {
 			for j := i; j < n; j++ {
 				v := s[i] * s[j] * floats.Dot(x[i*d:(i+1)*d], x[j*d:(j+1)*d])
 				if i == j {

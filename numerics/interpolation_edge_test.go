@@ -109,3 +109,26 @@ func TestRegularizedClosedForm(t *testing.T) {
 	got, err = numerics.RegularizedInterpolator(x4, 4, 3, []float64{y, -7, 2, 9}, th0, []float64{q, 0, 0, 0}, mu)
 	check("zero weights, d×d", got, err)
 }
+
+// TestRegularizedInterpolatorSystemSize: the smaller Gram system is the one
+// solved, n×n for n ≤ d and d×d for n > d, as NotPositiveDefiniteError's
+// dimension shows when μ = 1e-300 is lost to rounding against identical
+// samples (x = (1, 1, 1) twice, or (1, 1) three times: Cholesky's second
+// pivot is 0 in either system).
+func TestRegularizedInterpolatorSystemSize(t *testing.T) {
+	for _, c := range []struct{ n, d int }{{2, 3}, {3, 2}} {
+		x := make([]float64, c.n*c.d)
+		for i := range x {
+			x[i] = 1
+		}
+		y := make([]float64, c.n)
+		q := make([]float64, c.n)
+		for i := range q {
+			q[i] = 1
+		}
+		_, err := numerics.RegularizedInterpolator(x, c.n, c.d, y, nil, q, 1e-300)
+		var npd *numerics.NotPositiveDefiniteError
+		require.ErrorAs(t, err, &npd, "n = %d, d = %d", c.n, c.d)
+		assert.Equal(t, min(c.n, c.d), npd.Dim, "n = %d, d = %d", c.n, c.d)
+	}
+}

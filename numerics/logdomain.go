@@ -16,8 +16,10 @@ import "math"
 //	LogSumExp(x) = +Inf if some x_i = +Inf and none is NaN
 //	LogSumExp(x) = -Inf if len(x) = 0 or every x_i = -Inf
 func LogSumExp(x []float64) float64 {
+	// k is set whenever m is raised above −Inf; otherwise m = −Inf returns
+	// before k is used.
 	m := math.Inf(-1)
-	k := -1
+	var k int
 	for i, v := range x {
 		if math.IsNaN(v) {
 			return math.NaN()
@@ -50,9 +52,7 @@ func LogAddExp(a, b float64) float64 {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return math.NaN()
 	}
-	if a < b {
-		a, b = b, a
-	}
+	a, b = max(a, b), min(a, b)
 	if math.IsInf(a, 0) {
 		return a
 	}
@@ -115,11 +115,15 @@ func LogExpm1(x float64) float64 {
 func LogLog1pExp(x float64) float64 {
 	switch {
 	case x <= -37:
-		// log(1+e^x) = e^x − e^{2x}/2 + …, so log of it is x + log1p(−e^x/2 + …).
-		return x + math.Log1p(-0.5*math.Exp(x))
+		// log(1+e^x) = e^x − e^{2x}/2 + …, so log of it is x + log1p(−e^x/2
+		// + …) = x − e^x/2 + …; |e^x/2| ≤ e^{−37}/2 ≈ 4.3e-17 is below half
+		// an ulp of |x| ≥ 37 (3.6e-15): the sum rounds to x.
+		return x
 	case x >= 37:
-		// log(1+e^x) = x + log1p(e^{−x}) = x (1 + e^{−x}/x + …).
-		return math.Log(x) + math.Log1p(math.Exp(-x)/x)
+		// log(1+e^x) = x + log1p(e^{−x}) = x (1 + e^{−x}/x + …), so log of
+		// it is log x + e^{−x}/x + …; e^{−37}/37 ≈ 2.3e-18 is below half an
+		// ulp of log x ≥ log 37 ≈ 3.6 (2.2e-16): the sum rounds to log x.
+		return math.Log(x)
 	default:
 		return math.Log(Log1pExp(x))
 	}
@@ -159,7 +163,8 @@ func Exp(x float64) float64 {
 //	Log(x < 0) = NaN
 //	Log(NaN) = NaN
 func Log(x float64) float64 {
-	if x > 0 && x < 0x1p-1022 {
+	// Also for x ≤ 0 and −Inf the scaled form gives math.Log's −Inf or NaN.
+	if x < 0x1p-1022 {
 		return math.Log(x*0x1p52) - 52*math.Ln2
 	}
 	return math.Log(x)

@@ -432,6 +432,13 @@ func TestExp(t *testing.T) {
 		worst.Add(bigref.Units(got, want, 0), x)
 	}
 	t.Logf("Exp: worst error %.3g units at x = %v (budget %d)", worst.Units, worst.At, budget)
+	// Up to 709 inclusive Exp is math.Exp (at 709, 8.218407461554972e307;
+	// exp(354.5)² is the next float up).
+	for _, x := range []float64{-745, -708, 0, 1, 700, math.Nextafter(709, 0), 709} {
+		if got := Exp(x); got != math.Exp(x) {
+			t.Errorf("Exp(%v) = %v, want math.Exp's %v", x, got, math.Exp(x))
+		}
+	}
 	// Subnormal results, [−745, −708]: absolute precision 2⁻¹⁰⁷⁴, of which
 	// bigref.Within allows budget units.
 	for _, x := range bigref.Grid(-745, -708, 75, -745.1332191019412, -744.44) {

@@ -34,10 +34,16 @@ func LogisticRidge(x []float64, n, d int, y, q, theta0 []float64, mu float64) (t
 	if th0 == nil {
 		th0 = make([]float64, d)
 	}
+	// The signed samples z_i = y_i x_i: m_i = ⟨θ, z_i⟩, ∇F = −Σ q_i σ(−m_i) z_i
+	// + μ(θ − θ₀), and z_i z_iᵀ = x_i x_iᵀ in the Hessian.
+	z := make([]float64, n*d)
+	for i := 0; i < n; i++ {
+		floats.ScaleTo(z[i*d:(i+1)*d], y[i], x[i*d:(i+1)*d])
+	}
 	obj := func(th []float64) float64 {
 		var s float64
 		for i := 0; i < n; i++ {
-			m := y[i] * floats.Dot(x[i*d:(i+1)*d], th)
+			m := floats.Dot(z[i*d:(i+1)*d], th)
 			s += q[i] * Log1pExp(-m)
 		}
 		var r float64
@@ -58,13 +64,13 @@ func LogisticRidge(x []float64, n, d int, y, q, theta0 []float64, mu float64) (t
 		}
 		h.Zero()
 		for i := 0; i < n; i++ {
-			xi := x[i*d : (i+1)*d]
-			m := y[i] * floats.Dot(xi, theta)
+			zi := z[i*d : (i+1)*d]
+			m := floats.Dot(zi, theta)
 			// σ(−m) = 1/(1 + e^m), σ(m)σ(−m) = e^{−|m|}/(1 + e^{−|m|})².
 			sm := 1 / (1 + math.Exp(m))
 			e := math.Exp(-math.Abs(m))
-			floats.AddScaled(g, -q[i]*y[i]*sm, xi)
-			h.SymRankOne(h, q[i]*e/((1+e)*(1+e)), mat.NewVecDense(d, xi))
+			floats.AddScaled(g, -q[i]*sm, zi)
+			h.SymRankOne(h, q[i]*e/((1+e)*(1+e)), mat.NewVecDense(d, zi))
 		}
 		for j := 0; j < d; j++ {
 			h.SetSym(j, j, h.At(j, j)+mu)
@@ -89,21 +95,21 @@ func LogisticRidge(x []float64, n, d int, y, q, theta0 []float64, mu float64) (t
 			f = obj(theta)
 			continue
 		}
-		// Backtracking (Armijo, c = 1/4) along −step.
-		t := 1.0
-		for ls := 0; ; ls++ {
+		// Backtracking (Armijo, c = 1/4) along −step, t = 1, ½, …, 2⁻⁶⁰.
+		t, stepped := 1.0, false
+		for range 61 {
 			floats.AddScaledTo(trial, theta, -t, step)
-			ft := obj(trial)
-			if ft <= f-0.25*t*dec {
+			if ft := obj(trial); ft <= f-0.25*t*dec {
 				copy(theta, trial)
 				f = ft
+				stepped = true
 				break
 			}
-			if ls == 60 {
-				// No decrease representable: at the minimum to rounding.
-				return theta, f, nil
-			}
 			t /= 2
+		}
+		if !stepped {
+			// No decrease representable: at the minimum to rounding.
+			return theta, f, nil
 		}
 	}
 	return nil, 0, fmt.Errorf("numerics: Newton's method for the logistic ridge did not converge in 200 iterations")

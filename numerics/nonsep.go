@@ -87,11 +87,11 @@ func SplitSeparable(x mat.Matrix, y []float64, tol float64) (*Split, error) {
 	if err := checkLabels(n, y); err != nil {
 		return nil, err
 	}
+	if !(tol >= 0) {
+		return nil, fmt.Errorf("%w: split threshold %v", ErrSVMInput, tol)
+	}
 	if tol == 0 {
 		tol = DefaultSplitTol
-	}
-	if !(tol > 0) {
-		return nil, fmt.Errorf("%w: split threshold %v", ErrSVMInput, tol)
 	}
 	zmax := 0.0
 	for i := 0; i < n; i++ {
@@ -182,7 +182,8 @@ func (sp *Split) verify(a *mat.Dense, tol float64) error {
 			return &AmbiguousSplitError{Sample: i, Reason: fmt.Sprintf("the separating certificate gives %.3g < 0", v)}
 		}
 	}
-	if len(sp.S) > 0 && !(sp.MinMargin > tol) {
+	// With S empty MinMargin keeps its initial +Inf.
+	if !(sp.MinMargin > tol) {
 		return &AmbiguousSplitError{Sample: sp.S[0], Reason: fmt.Sprintf("samples of S are separated by only %.3g of max‖x‖", sp.MinMargin)}
 	}
 	if sp.ScMargin > round {
@@ -314,18 +315,19 @@ func MinimizeNonSep(x mat.Matrix, y, w []float64) (*NonSepMinimizer, error) {
 			out.GradNorm = floats.Norm(g, 2)
 			break
 		}
-		t := 1.0
-		for ; t > 1e-12; t /= 2 {
+		stepped := false
+		for t := 1.0; t > 1e-12; t /= 2 {
 			floats.AddScaledTo(trial, c, -t, step)
 			// Below a decrement of 1e-12·F, F's rounding hides the decrease:
 			// the full Newton step is in its quadratic region and taken.
 			if ft := f(trial); ft <= fc-0.25*t*dec || dec < 1e-12*fc {
 				copy(c, trial)
 				fc = ft
+				stepped = true
 				break
 			}
 		}
-		if t <= 1e-12 {
+		if !stepped {
 			// No decrease at rounding level: the current point is optimal to
 			// working precision.
 			out.GradNorm = floats.Norm(g, 2)

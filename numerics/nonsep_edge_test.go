@@ -259,3 +259,40 @@ func TestMinimizeNonSepRandom(t *testing.T) {
 		assert.InDelta(t, f, mn.Objective, 1e-13*f, "instance %d", it)
 	}
 }
+
+// TestMinimizeNonSepIterationCap: Newton's method gives up after 200
+// iterations unless the decrement is below 1e-20·F by then. On the line, with
+// z = ±1 and weights 1e200 and 1, F(c) = 1e200·e^{−c} + e^c has its minimum
+// at c = 100·ln 10 ≈ 230; from 0, while 1e200·e^{−c} ≫ e^c, the Newton step
+// is about 1 (gradient over Hessian of the exponential), taken in full, and
+// λ² ≈ F: about 230 iterations would be needed. With 1e20 (c = 10·ln 10 ≈
+// 23) the minimum is reached well within the cap. (Far out, at c ≳ 90, the
+// rounding of e^{±c}, c·ε relative, keeps λ² near 1e-28·F, and the method
+// may run to the cap and pass its 1e-20·F test instead.)
+func TestMinimizeNonSepIterationCap(t *testing.T) {
+	x := mat.NewDense(2, 1, []float64{1, -1})
+	y := []float64{1, 1}
+	_, err := numerics.MinimizeNonSep(x, y, []float64{1e200, 1})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Newton did not converge")
+	mn, err := numerics.MinimizeNonSep(x, y, []float64{1e20, 1})
+	require.NoError(t, err)
+	assert.InDelta(t, 10*math.Ln10, mn.Theta[0], 1e-13*10*math.Ln10)
+	assert.Less(t, mn.Iterations, 200)
+}
+
+// TestMinimizeNonSepExtremeWeights: on the line with z = ±1 and weights
+// 10^k and 1, θ̃ = (k/2)·ln 10, for k from 100 to 170 (140 to 200 Newton
+// iterations). At such c the rounding of e^{±c} (c·ε relative) puts the
+// decrement's floor near 1e-28·F, and on about a third of these k Newton
+// stalls above it: the run goes to the cap of 200 iterations, where a
+// decrement below 1e-20·F is accepted as converged to working precision.
+func TestMinimizeNonSepExtremeWeights(t *testing.T) {
+	x := mat.NewDense(2, 1, []float64{1, -1})
+	for k := 100.0; k <= 170; k += 2.5 {
+		mn, err := numerics.MinimizeNonSep(x, []float64{1, 1}, []float64{math.Pow(10, k), 1})
+		require.NoError(t, err, "k = %v", k)
+		want := k / 2 * math.Ln10
+		assert.InDelta(t, want, mn.Theta[0], 1e-15*want, "k = %v", k)
+	}
+}

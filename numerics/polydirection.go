@@ -90,17 +90,18 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 		}
 		return true
 	}
-	gfun := func(v []float64) float64 {
-		s := 0.5 * floats.Dot(v, v)
+	// Φ at the point whose margins m holds, and G = Φ + ½‖v‖².
+	phifun := func() float64 {
+		var s float64
 		for k, i := range active {
 			s += q[i] * math.Pow(m[k], -alpha)
 		}
 		return s
 	}
+	gfun := func(v []float64) float64 { return phifun() + 0.5*floats.Dot(v, v) }
 	margins(v)
 	// Scale v to the minimizer along its ray: c^{α+2} = αΦ(v̂).
-	phi := gfun(v) - 0.5
-	floats.Scale(math.Pow(alpha*phi, 1/(alpha+2)), v)
+	floats.Scale(math.Pow(alpha*phifun(), 1/(alpha+2)), v)
 	margins(v)
 	g := make([]float64, d)
 	step := make([]float64, d)
@@ -137,8 +138,8 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 		if it >= 200 {
 			return nil, fmt.Errorf("numerics: poly-tail direction: Newton did not converge (decrement %.3g of G = %.3g)", dec, gv)
 		}
-		t := 1.0
-		for ; t > 1e-14; t /= 2 {
+		stepped := false
+		for t := 1.0; t > 1e-14; t /= 2 {
 			floats.AddScaledTo(trial, v, -t, step)
 			if !margins(trial) {
 				continue
@@ -149,11 +150,12 @@ func PolyTailDirection(z mat.Matrix, q []float64, alpha float64) (*PolyDirection
 			if gt := gfun(trial); gt <= gv-0.25*t*dec || dec < 1e-12*gv {
 				copy(v, trial)
 				gv = gt
+				stepped = true
 				break
 			}
 		}
 		margins(v)
-		if t <= 1e-14 {
+		if !stepped {
 			break // no decrease at rounding level: optimal to working precision
 		}
 	}

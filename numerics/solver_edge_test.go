@@ -92,3 +92,62 @@ func TestLogisticRidgeHugeMargin(t *testing.T) {
 	assert.Equal(t, 1.0, theta[0])
 	assert.Equal(t, 0.0, f)
 }
+
+// TestNNLSDefaultTolRejectsNoise: b = A·(0.3, 0, 0.7) for a random 5×3 A, so
+// at the solution column 2's dual a₂ᵀ(b − Ax) is 0 in exact arithmetic; in
+// float64 it is 3.6e-16, rounding noise, which the default Tol (the rounding
+// level of the duals) keeps out: x₂ = 0 exactly after two column additions,
+// the same with NNLSSettings{} (Tol = 0 means the default, not 0; a literal
+// threshold of 0 would let the column enter with x₂ ≈ 5e-16).
+func TestNNLSDefaultTolRejectsNoise(t *testing.T) {
+	a := mat.NewDense(5, 3, []float64{
+		-0.8024826241110656, 0.424707052949676, -0.4985070978632815,
+		-0.9872764577745818, 0.4770185009670911, -0.37300956589935985,
+		1.182810122110346, -0.8066822642915392, 0.10337870485847511,
+		-0.7399384390707975, -0.08909545245778076, 0.10199835220598102,
+		-0.19324607840570374, 0.7357730603350812, -2.8432905240082125,
+	})
+	b := make([]float64, 5)
+	mat.NewVecDense(5, b).MulVec(a, mat.NewVecDense(3, []float64{0.3, 0, 0.7}))
+	for _, s := range []*numerics.NNLSSettings{nil, {}} {
+		res, err := numerics.NNLS(a, b, s)
+		require.NoError(t, err, "%+v", s)
+		assert.Equal(t, []int{0, 2}, res.Passive, "%+v", s)
+		assert.Equal(t, 0.0, res.X[1], "%+v", s)
+		assert.Equal(t, 2, res.Iterations, "%+v", s)
+		assert.InDelta(t, 0.3, res.X[0], 1e-14, "%+v", s)
+		assert.InDelta(t, 0.7, res.X[2], 1e-14, "%+v", s)
+	}
+}
+
+// TestLogisticRidgeIterationCap: Newton's method stops with an error after
+// 200 iterations. With x = y = μ = 1, θ₀ = 0 and a weight q, the minimizer of
+// q·log(1 + e^{−θ}) + θ²/2 solves θ = q·σ(−θ), θ ≈ ln q; on the way, where
+// q·e^{−θ} ≫ θ, F ≈ q·e^{−θ} + θ²/2 and the Newton step is about 1 (the
+// exponential's gradient over its Hessian), accepted in full by the line
+// search, while the decrement λ² ≈ F stays far above the stopping
+// threshold: the iterations needed grow by ln 10 ≈ 2.3 per decade of q.
+// q = 1e200 (θ* ≈ 455) is far beyond the cap and q = 1e50 (θ* ≈ 110)
+// within it. The cap is exact: q = 10^87.1 converges in the 200th
+// iteration (the needed count is 200 for q from 10^86.95 to 10^87.3) and
+// q = 10^87.55 would need the 201st (10^87.35 to 10^87.75).
+func TestLogisticRidgeIterationCap(t *testing.T) {
+	ridge := func(q float64) (float64, error) {
+		theta, _, err := numerics.LogisticRidge([]float64{1}, 1, 1, []float64{1}, []float64{q}, nil, 1)
+		if err != nil {
+			return 0, err
+		}
+		return theta[0], nil
+	}
+	for _, q := range []float64{1e200, math.Pow(10, 87.55)} {
+		_, err := ridge(q)
+		require.Error(t, err, "q = %g", q)
+		assert.Contains(t, err.Error(), "did not converge in 200 iterations", "q = %g", q)
+	}
+	for _, q := range []float64{1e50, math.Pow(10, 87.1)} {
+		theta, err := ridge(q)
+		require.NoError(t, err, "q = %g", q)
+		// θ = q·σ(−θ) = q/(1 + e^θ).
+		assert.InDelta(t, theta, q/(1+math.Exp(theta)), 1e-12*theta, "q = %g", q)
+	}
+}

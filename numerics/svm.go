@@ -170,7 +170,7 @@ func KernelSVM(k mat.Symmetric, y []float64, s *SVMSettings) (*SVM, error) {
 		return nil, err
 	}
 	kk := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for j := i; j < n; j++ {
 			v := k.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -186,10 +186,10 @@ func KernelSVM(k mat.Symmetric, y []float64, s *SVMSettings) (*SVM, error) {
 	vals := es.Values(nil)
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
+	// K = 0 (λ_max = 0) passes both tests below and gives zero features,
+	// which the least-distance stage reports as not separable; a K with
+	// λ_max < 0 fails the first.
 	lmax := floats.Max(vals)
-	if lmax <= 0 {
-		return nil, &NotSeparableError{Certificate: uniform(n), Residual: 0}
-	}
 	// The rounding of a symmetric eigensolver is about n·ε·λ_max; 1e-10
 	// leaves room for kernels that were themselves rounded sums.
 	if lmin := floats.Min(vals); lmin < -1e-10*lmax {
@@ -355,14 +355,8 @@ func (p *svmProblem) solve(s *SVMSettings) (*SVM, error) {
 			break
 		}
 		// Drop the most negative multiplier, if any.
-		worst, wi := 0.0, -1
-		for i, a := range aS {
-			if a <= worst {
-				worst, wi = a, i
-			}
-		}
-		if wi >= 0 {
-			inS[S[wi]] = false
+		if i := floats.MinIdx(aS); aS[i] <= 0 {
+			inS[S[i]] = false
 			continue
 		}
 		alpha := make([]float64, n)
@@ -374,13 +368,13 @@ func (p *svmProblem) solve(s *SVMSettings) (*SVM, error) {
 			best = c
 		}
 		// Add the most violated constraint, if any.
-		viol, vj := 1-tol/2, -1
+		viol, vj, found := 1-tol/2, 0, false
 		for j, m := range c.Decision {
 			if !inS[j] && p.y[j]*m < viol {
-				viol, vj = p.y[j]*m, j
+				viol, vj, found = p.y[j]*m, j, true
 			}
 		}
-		if vj < 0 {
+		if !found {
 			break
 		}
 		inS[vj] = true
@@ -407,7 +401,7 @@ func indices(in []bool) []int {
 func (p *svmProblem) solveSupport(S []int) ([]float64, bool) {
 	k := len(S)
 	qs := mat.NewSymDense(k, nil)
-	for a := 0; a < k; a++ {
+	for a := range k {
 		for b := a; b < k; b++ {
 			qs.SetSym(a, b, p.q(S[a], S[b]))
 		}
@@ -428,7 +422,7 @@ func (p *svmProblem) solveSupport(S []int) ([]float64, bool) {
 		return nil, false
 	}
 	alpha := make([]float64, p.n)
-	for step := 0; step < 2; step++ {
+	for range 2 {
 		for i, j := range S {
 			alpha[j] = sol.AtVec(i)
 		}
@@ -459,8 +453,8 @@ func (p *svmProblem) candidate(alpha []float64) *SVM {
 			c.Support = append(c.Support, j)
 			c.KKTResidual = max(c.KKTResidual, alpha[j]/amax*math.Abs(m[j]-1))
 		}
-		c.NormSq += alpha[j] * m[j]
 	}
+	c.NormSq = floats.Dot(alpha, m)
 	sort.Ints(c.Support)
 	c.Margin = 1 / math.Sqrt(c.NormSq)
 	return c

@@ -92,6 +92,10 @@ func TestKernelSVMRoundingTolerance(t *testing.T) {
 			assert.ErrorIs(t, err, numerics.ErrSVMInput, "λ₂ = %g", tc.l2)
 		}
 	}
+	// A negative definite K (λ_max < 0) is not positive semi-definite
+	// either: an input error, not a statement about separability.
+	_, err := numerics.KernelSVM(mat.NewSymDense(2, []float64{-1, 0, 0, -2}), y, nil)
+	assert.ErrorIs(t, err, numerics.ErrSVMInput)
 }
 
 // badlyScaled draws a separable problem whose feature columns have scales
@@ -141,4 +145,44 @@ func TestSVMBadlyScaled(t *testing.T) {
 		require.NoError(t, err, "draw %d", trial)
 		checkKKT(t, x, y, sol, numerics.DefaultSVMTol)
 	}
+}
+
+// TestKernelSVMRoundingRank: eigenvalues of K up to the eigensolver's
+// rounding, 16·N·ε·λ_max, are 0, so that they give no feature. K = λ₁vvᵀ +
+// λ₂uuᵀ with v = (1, 1)/√2, u = (1, −1)/√2, λ₁ = 1e4 and λ₂ = 5e-11 =
+// 5e-15·λ₁ (22ε·λ₁, below the floor 32ε·λ₁ for N = 2): the two samples have
+// the same feature √λ₁·v_n along v, so with labels +1 and −1 they are not
+// separable; the square root of λ₂ would separate them along u with a
+// normalized margin √(λ₂/λ₁) ≈ 7e-8, far above SeparabilityTol.
+func TestKernelSVMRoundingRank(t *testing.T) {
+	l1, l2 := 1e4, 5e-11
+	a, b := (l1+l2)/2, (l1-l2)/2
+	_, err := numerics.KernelSVM(mat.NewSymDense(2, []float64{a, b, b, a}), []float64{1, -1}, nil)
+	var ns *numerics.NotSeparableError
+	require.ErrorAs(t, err, &ns)
+	assert.InDeltaSlice(t, []float64{0.5, 0.5}, ns.Certificate, 1e-12)
+	// With λ₂ = 1e-6·λ₁ (far above the floor) they are separable.
+	l2 = 1e-2
+	a, b = (l1+l2)/2, (l1-l2)/2
+	_, err = numerics.KernelSVM(mat.NewSymDense(2, []float64{a, b, b, a}), []float64{1, -1}, nil)
+	assert.NoError(t, err)
+}
+
+// TestSVMPolishCycle: on draw 44 of badlyScaled with seed (0, 18) (66
+// samples) rounding makes the polish's active-set loop cycle (it adds and
+// drops the same eight samples in turn); the cap of 2N + 2 iterations ends
+// it, with an SVMNotConvergedError carrying the best candidate found.
+func TestSVMPolishCycle(t *testing.T) {
+	r := rand.New(rand.NewPCG(0, 18))
+	var x *mat.Dense
+	var y []float64
+	for trial := 0; trial <= 44; trial++ {
+		x, y = badlyScaled(r)
+	}
+	_, err := numerics.HardMarginSVM(x, y, nil)
+	var nc *numerics.SVMNotConvergedError
+	require.ErrorAs(t, err, &nc)
+	require.NotNil(t, nc.Solution)
+	assert.Equal(t, nc.Solution.KKTResidual, nc.KKTResidual)
+	assert.Greater(t, nc.KKTResidual, numerics.DefaultSVMTol)
 }
