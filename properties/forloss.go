@@ -68,9 +68,9 @@ var lossEntryBuilders = map[string]func(loss string) Entry{
 		return Entry{Cases: 8,
 			Claims: []Property{{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
 				Check: func(x any) theorems.Verdict { return direction(x.(ClassCase)) }}},
-			Controls: []Property{polyControl(func() Property {
+			Controls: []Property{polyControl("1/2", func() Property {
 				return Property{Gen: GenClassNamed(true, loss, allGRWSchemes()),
-					Check: func(x any) theorems.Verdict { return direction(x.(ClassCase).WithLoss(LossPoly)) }}
+					Check: func(x any) theorems.Verdict { return direction(x.(ClassCase).WithLoss(LossPolyHalf)) }}
 			})},
 		}
 	},

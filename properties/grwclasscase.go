@@ -24,9 +24,10 @@ const (
 	LossExp      = iota // exponential
 	LossLogistic        // logistic
 	LossPoly            // ZD App. C's polynomial tail (α = 1, β = 0)
+	LossPolyHalf        // the same with α = 1/2 (linPolyControlTail): the direction controls
 )
 
-var classLossNames = []string{"exp", "logistic", "poly"}
+var classLossNames = []string{"exp", "logistic", "poly", linPolyControlTail.Name()}
 
 // SchemeRandomIW is the importance weighting of XY: static weights drawn
 // log-uniformly in [1/M, M] (M from the case), beyond the GRW schemes of
@@ -193,9 +194,11 @@ func linearObjective(data *dataset.Dataset, out int, loss string) (*train.Object
 	if err != nil {
 		return nil, err
 	}
-	l, err := losses.ByName(loss)
-	if err != nil {
-		return nil, err
+	var l losses.Loss = losses.NewBinary(linPolyControlTail)
+	if loss != linPolyControlTail.Name() {
+		if l, err = losses.ByName(loss); err != nil {
+			return nil, err
+		}
 	}
 	return train.NewObjective(m, l, data)
 }

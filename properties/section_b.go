@@ -390,7 +390,8 @@ func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer, plain 
 		if tr == nil {
 			return undecidedOr(err)
 		}
-		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled})
+		k, ok := obj.Model.(interface{ Kinked() bool })
+		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
 	}}
 }
 

@@ -98,7 +98,15 @@ import (
 //     residual rose 0.71 → 1.42 (ratio 2.0) towards its computed limit
 //     2.14 (three support vectors, schedule A1): the residual test now
 //     compares the end with max(first half, ‖r_∞‖), r_∞ the residual's
-//     limit (theorems' residualLimit, TestResidualLimit).
+//     limit (theorems' residualLimit, TestResidualLimit);
+//   - seed 1795345548068000: XY-P1's polynomial-tail control (α = 1) went
+//     10.4 → 30.2 against a computed limit of 19.4 (two support vectors
+//     with little tangent spread): the section-E direction controls use
+//     α = 1/2 now (72 at the end);
+//   - seed 1795345548060081: LL-K1's loss-based schedule stalled after
+//     separating, at log 𝓛 = −1390 with α = 5.5e-17, on a 3-layer
+//     LeakyReLU net: a stall on a kinked network is undecided (LL's GD
+//     analysis assumes C²; TestLossBasedScheduleSynthetic).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -124,6 +132,8 @@ func TestSoakFindings(t *testing.T) {
 		{"1795337506336877", map[string]func(*testing.T){"XY-P2": TestXY_P2_NonSeparable}},
 		{"1795342569138253", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences}},
 		{"1795342569154091", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences, "ZD-T7": TestZD_T7_GRWDirection}},
+		{"1795345548068000", map[string]func(*testing.T){"XY-P1 control": TestXY_P1_IWDirection_NegativeControl}},
+		{"1795345548060081", map[string]func(*testing.T){"LL-K1": TestLL_K1_LossBasedSchedule}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)

@@ -215,6 +215,9 @@ type ScheduleCase struct {
 	// Stalled is the run's Trajectory.Stalled: no step the schedule may
 	// take decreased 𝓛 any more.
 	Stalled bool
+	// Kinked reports that the model is only piecewise smooth (ReLU,
+	// LeakyReLU, ReLU², max pooling: models.Network.Kinked).
+	Kinked bool
 }
 
 // LossBasedSchedule checks LL-K1 (App. K.1) on a run of the loss-based
@@ -268,6 +271,16 @@ func LossBasedSchedule(c ScheduleCase) Verdict {
 		// where no step size decreases 𝓛 (soak seed 1795337506107226:
 		// a 3-layer ReLU net stalled at log 𝓛 = 0.286 with η = e^{−36}).
 		return Undecided("the run stalled at step %d before separating the data (log 𝓛 = %.6g, not below log ℓ(b_f)): the schedule's analysis starts from a separated point", last.Step, last.LogLoss)
+	}
+	if c.Stalled && c.Kinked {
+		// LL's analysis of GD (App. E) assumes a C² network; on a kinked
+		// one 𝓛 is not differentiable everywhere, and at such a point no
+		// step along −∇𝓛 need decrease it: the schedule's rollbacks then
+		// drive α down until the run stalls (soak seed 1795345548060081:
+		// a 3-layer LeakyReLU net, α = 5.5e-17 and a stall at log 𝓛 =
+		// −1390 after 223 776 steps). A stall on a C² network stays a
+		// violation.
+		return Undecided("the run stalled at step %d (log 𝓛 = %.6g, α = %.3g) on a kinked network, where GD's steps can stall at a point of non-differentiability; LL's analysis of GD assumes a C² network", last.Step, last.LogLoss, math.Exp(logAlpha))
 	}
 	if !(last.SmoothedMargin > 0 && last.SmoothedMargin <= last.NormalizedMargin) {
 		return Verdict{Status: Violated, Statistic: last.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("γ̃ = %.6g is not in (0, γ̄ = %.6g]", last.SmoothedMargin, last.NormalizedMargin)}
