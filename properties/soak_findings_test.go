@@ -106,7 +106,12 @@ import (
 //   - seed 1795345548060081: LL-K1's loss-based schedule stalled after
 //     separating, at log 𝓛 = −1390 with α = 5.5e-17, on a 3-layer
 //     LeakyReLU net: a stall on a kinked network is undecided (LL's GD
-//     analysis assumes C²; TestLossBasedScheduleSynthetic).
+//     analysis assumes C²; TestLossBasedScheduleSynthetic);
+//   - seed 1795347598097907: XY-P2's wrong-weights control held (1.45) on
+//     a case whose finite part's slowest mode had not relaxed by the first
+//     window: slowFinitePart now makes the finite test undecided there
+//     whatever it says, and reads T at the window's end (it had read it
+//     at the record of the window's largest value) (TestSlowFinitePart).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -134,6 +139,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795342569154091", map[string]func(*testing.T){"ENG-grad": TestENG_grad_FiniteDifferences, "ZD-T7": TestZD_T7_GRWDirection}},
 		{"1795345548068000", map[string]func(*testing.T){"XY-P1 control": TestXY_P1_IWDirection_NegativeControl}},
 		{"1795345548060081", map[string]func(*testing.T){"LL-K1": TestLL_K1_LossBasedSchedule}},
+		{"1795347598097907", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)

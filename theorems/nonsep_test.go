@@ -71,7 +71,8 @@ func TestNonSeparableLimit(t *testing.T) {
 // when the run resolves F's curvature (the toy's ω = 2√3, run scale c =
 // 𝓛/F(θ̃) = 1/(2√3): cω·T ≈ 10⁴ at the first window), and undecided when
 // the run's loss says its scale is e^{−20} of that (cω·T ≈ 3·10⁻⁵ < 1/2):
-// the finite part's slowest mode has not relaxed by the first window.
+// the finite part's slowest mode has not relaxed by the first window;
+// then a finite part at the proved rate is undecided too.
 func TestSlowFinitePart(t *testing.T) {
 	data, w, thetaS := nonSepToy()
 	stuck := func(float64) float64 { return 1 }
@@ -87,5 +88,18 @@ func TestSlowFinitePart(t *testing.T) {
 	v = NonSeparableLimit(data, w, tr)
 	if v.Status != Inconclusive || !strings.Contains(v.Detail, "slowest mode") {
 		t.Errorf("unresolved curvature: got %v (%s), want inconclusive (slowest mode)", v.Status, v.Detail)
+	}
+	// Nor does a finite part at the proved rate hold on such a run (soak
+	// seed 1795347598097907: a wrong-weights control held there).
+	rate := func(t float64) float64 { return 20 * math.Log(t) / math.Sqrt(t) }
+	tr = toyRun(thetaS, rate, exact)
+	if v = NonSeparableLimit(data, w, tr); v.Status != Holds {
+		t.Errorf("resolved curvature, proved rate: got %v (%s), want holds", v.Status, v.Detail)
+	}
+	for i := range tr.Records {
+		tr.Records[i].LogLoss = -20
+	}
+	if v = NonSeparableLimit(data, w, tr); v.Status != Inconclusive {
+		t.Errorf("unresolved curvature, proved rate: got %v (%s), want inconclusive", v.Status, v.Detail)
 	}
 }
