@@ -87,29 +87,9 @@ func TestResidualGrowthOffMargin(t *testing.T) {
 // extrapolated from log T = 10⁶ and 2·10⁶ it is the limit up to ~10⁻¹²
 // and the rounding of cancelling two terms of size 10⁶ (a few 10⁻¹⁰).
 func TestGapLimit(t *testing.T) {
-	z := mat.NewDense(3, 4, []float64{
-		1, 0.1, 0, 0.1,
-		0.1, 1, 0.1, 0,
-		0, 0.1, 1, -0.1,
-	})
-	ones := []float64{1, 1, 1}
-	sol, err := numerics.HardMarginSVM(z, ones, nil)
-	require.NoError(t, err)
-	for i := 0; i < 3; i++ {
-		require.True(t, sol.Alpha[i] > 0, "every sample on the margin: α = %v", sol.Alpha)
-	}
 	q := []float64{0.2, 1, 3}
 	p := []float64{0.5, 0.25, 0.25}
-	b := mat.NewVecDense(3, nil)
-	for i := range q {
-		b.SetVec(i, math.Log(q[i]/sol.Alpha[i]))
-	}
-	var zzt mat.Dense
-	zzt.Mul(z, z.T())
-	var c mat.VecDense
-	require.NoError(t, c.SolveVec(&zzt, b))
-	var r mat.VecDense
-	r.MulVec(z.T(), &c)
+	z, sol, r := balancedResidual(t, q)
 	gap := func(logT float64) float64 {
 		theta := make([]float64, 4)
 		floats.AddScaledTo(theta, r.RawVector().Data, logT, sol.W)
@@ -135,23 +115,8 @@ func TestGapLimit(t *testing.T) {
 // means ⟨r, z_i⟩ = log(q_i/α_i), solved here by least norm; residualLimit
 // adds the free part of rMid (the direction orthogonal to every z_i).
 func TestResidualLimit(t *testing.T) {
-	z := mat.NewDense(3, 4, []float64{
-		1, 0.1, 0, 0.1,
-		0.1, 1, 0.1, 0,
-		0, 0.1, 1, -0.1,
-	})
-	sol, err := numerics.HardMarginSVM(z, []float64{1, 1, 1}, nil)
-	require.NoError(t, err)
 	q := []float64{0.2, 1, 3}
-	b := mat.NewVecDense(3, nil)
-	for i := range q {
-		b.SetVec(i, math.Log(q[i]/sol.Alpha[i]))
-	}
-	var zzt mat.Dense
-	zzt.Mul(z, z.T())
-	var c, want mat.VecDense
-	require.NoError(t, c.SolveVec(&zzt, b))
-	want.MulVec(z.T(), &c)
+	z, sol, want := balancedResidual(t, q)
 	// The free direction: orthogonal to the three rows.
 	var svd mat.SVD
 	require.True(t, svd.Factorize(z, mat.SVDFull))
@@ -169,4 +134,32 @@ func TestResidualLimit(t *testing.T) {
 	gotOnes, err := residualLimit(z, []float64{1, 1, 1}, sol.W, rMid)
 	require.NoError(t, err)
 	assert.Equal(t, gotOnes, got1)
+}
+
+// balancedResidual returns three linearly independent constraint vectors in
+// 4 dimensions, every one on the margin of their SVM, and the residual
+// that balances Σ_i q_i e^{−⟨r, z_i⟩} z_i = ŵ = Σ α_i z_i: ⟨r, z_i⟩ =
+// log(q_i/α_i), solved by least norm (independently of pathOffset).
+func balancedResidual(t *testing.T, q []float64) (*mat.Dense, *numerics.SVM, *mat.VecDense) {
+	t.Helper()
+	z := mat.NewDense(3, 4, []float64{
+		1, 0.1, 0, 0.1,
+		0.1, 1, 0.1, 0,
+		0, 0.1, 1, -0.1,
+	})
+	sol, err := numerics.HardMarginSVM(z, []float64{1, 1, 1}, nil)
+	require.NoError(t, err)
+	for i := 0; i < 3; i++ {
+		require.True(t, sol.Alpha[i] > 0, "every sample on the margin: α = %v", sol.Alpha)
+	}
+	b := mat.NewVecDense(3, nil)
+	for i := range q {
+		b.SetVec(i, math.Log(q[i]/sol.Alpha[i]))
+	}
+	var zzt mat.Dense
+	zzt.Mul(z, z.T())
+	var c, r mat.VecDense
+	require.NoError(t, c.SolveVec(&zzt, b))
+	r.MulVec(z.T(), &c)
+	return z, sol, &r
 }

@@ -50,16 +50,7 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 	for _, i := range active {
 		v := append([]float64(nil), z.RawRowView(i)...)
 		floats.AddScaled(v, -floats.Dot(v, u), u)
-		norm0 := floats.Norm(v, 2)
-		for pass := 0; pass < 2; pass++ {
-			for _, b := range basis {
-				floats.AddScaled(v, -floats.Dot(v, b), b)
-			}
-		}
-		if nv := floats.Norm(v, 2); nv > 1e-9*math.Max(norm0, 1) {
-			floats.Scale(1/nv, v)
-			basis = append(basis, v)
-		}
+		basis = extendBasis(basis, v)
 	}
 	if len(basis) == 0 {
 		return make([]float64, d), nil // every z_i ∥ θ̂: no tangent freedom
@@ -183,17 +174,7 @@ func residualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
 			qi = q[i]
 		}
 		terms = append(terms, math.Log(qi)-floats.Dot(zi, delta))
-		v := append([]float64(nil), zi...)
-		norm0 := floats.Norm(v, 2)
-		for pass := 0; pass < 2; pass++ {
-			for _, b := range basis {
-				floats.AddScaled(v, -floats.Dot(v, b), b)
-			}
-		}
-		if nv := floats.Norm(v, 2); nv > 1e-9*math.Max(norm0, 1) {
-			floats.Scale(1/nv, v)
-			basis = append(basis, v)
-		}
+		basis = extendBasis(basis, append([]float64(nil), zi...))
 	}
 	s := numerics.LogSumExp(terms) - math.Log(ww)
 	r := make([]float64, d)
@@ -205,4 +186,21 @@ func residualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
 	}
 	floats.Add(r, free)
 	return r, nil
+}
+
+// extendBasis appends v (overwritten) to the orthonormal basis when it has a
+// component outside the basis's span: Gram–Schmidt, twice for rounding,
+// keeping what is left if it exceeds 1e-9 of max(‖v‖, 1).
+func extendBasis(basis [][]float64, v []float64) [][]float64 {
+	norm0 := floats.Norm(v, 2)
+	for range 2 {
+		for _, b := range basis {
+			floats.AddScaled(v, -floats.Dot(v, b), b)
+		}
+	}
+	if nv := floats.Norm(v, 2); nv > 1e-9*math.Max(norm0, 1) {
+		floats.Scale(1/nv, v)
+		basis = append(basis, v)
+	}
+	return basis
 }
