@@ -162,17 +162,13 @@ func gapGrowth(sol *numerics.SVM, om *offMargin, p []float64, tr *train.Trajecto
 // (ZD-T7, schedule A1, three support vectors): S rose from 0.029 at
 // log T = 5.4 to 0.0795 at log T = 11.5 towards this limit, 0.0803.
 func gapLimit(sol *numerics.SVM, z *mat.Dense, p, q []float64) (float64, error) {
-	delta, err := pathOffset(z, q, sol)
+	delta, support, err := pathOffset(z, q, sol)
 	if err != nil {
 		return 0, err
 	}
-	n, _ := z.Dims()
-	u := sol.Direction()
-	var terms []float64
-	for i := 0; i < n; i++ {
-		if m := floats.Dot(z.RawRowView(i), u); m <= sol.Margin*(1+pathOffsetActiveTol) {
-			terms = append(terms, math.Log(p[i])-floats.Dot(z.RawRowView(i), delta))
-		}
+	terms := make([]float64, len(support))
+	for k, i := range support {
+		terms[k] = math.Log(p[i]) - floats.Dot(z.RawRowView(i), delta)
 	}
 	return numerics.LogSumExp(terms) + KLDivergence(sol.Alpha, p), nil
 }
@@ -403,7 +399,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	if q != nil && len(q) != data.N {
 		return invalid(fmt.Errorf("%d path weights for %d samples", len(q), data.N))
 	}
-	off, err := pathOffset(signedRows(data), q, sol)
+	off, _, err := pathOffset(signedRows(data), q, sol)
 	if err != nil {
 		return Undecided("the path's limit offset δ_∞: %v", err)
 	}

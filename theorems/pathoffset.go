@@ -32,34 +32,37 @@ const pathOffsetActiveTol = 1e-8
 // error is returned. How far the path is from δ_∞ at a given R depends on q:
 // weights spanning e^{s} are resolved only once R·(margin gaps) ≫ s, which is
 // why ZD-T8's test bounds the path's residual by max(its first half, ‖δ_∞‖).
-func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error) {
+//
+// It also returns the samples on the margin it used (the support vectors,
+// ⟨θ̂_MM, z_i⟩ within pathOffsetActiveTol of γ*), which gapLimit and
+// residualLimit sum over.
+func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, support []int, err error) {
 	n, d := z.Dims()
 	u := sol.Direction()
 	gamma := sol.Margin
-	var active []int
 	for i := 0; i < n; i++ {
 		if m := floats.Dot(z.RawRowView(i), u); m <= gamma*(1+pathOffsetActiveTol) {
-			active = append(active, i)
+			support = append(support, i)
 		}
 	}
-	if len(active) == 0 {
-		return nil, errors.New("no sample on the margin")
+	if len(support) == 0 {
+		return nil, nil, errors.New("no sample on the margin")
 	}
 	// Orthonormal basis of span{P z_i} by Gram–Schmidt (twice, for rounding).
 	var basis [][]float64
-	for _, i := range active {
+	for _, i := range support {
 		v := append([]float64(nil), z.RawRowView(i)...)
 		floats.AddScaled(v, -floats.Dot(v, u), u)
 		basis = extendBasis(basis, v)
 	}
 	if len(basis) == 0 {
-		return make([]float64, d), nil // every z_i ∥ θ̂: no tangent freedom
+		return make([]float64, d), support, nil // every z_i ∥ θ̂: no tangent freedom
 	}
 	k := len(basis)
 	// a[j][c] = ⟨b_c, z_{active[j]}⟩, logq[j] = log q_i.
-	a := make([][]float64, len(active))
-	logq := make([]float64, len(active))
-	for j, i := range active {
+	a := make([][]float64, len(support))
+	logq := make([]float64, len(support))
+	for j, i := range support {
 		a[j] = make([]float64, k)
 		for c, b := range basis {
 			a[j][c] = floats.Dot(b, z.RawRowView(i))
@@ -69,7 +72,7 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 			w = q[i]
 		}
 		if !(w > 0) {
-			return nil, fmt.Errorf("weight q_%d = %g on a support vector: δ_∞ is infinite", i, w)
+			return nil, nil, fmt.Errorf("weight q_%d = %g on a support vector: δ_∞ is infinite", i, w)
 		}
 		logq[j] = math.Log(w)
 	}
@@ -77,8 +80,8 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 	// ∇G = −Σ p_j a_j, ∇²G = Σ p_j a_j a_jᵀ − (Σ p_j a_j)(Σ p_j a_j)ᵀ, p the
 	// softmax weights. G is convex; the Hessian is singular only along
 	// directions no a_j sees, which the basis excludes.
-	e := make([]float64, len(active))
-	pw := make([]float64, len(active))
+	e := make([]float64, len(support))
+	pw := make([]float64, len(support))
 	eval := func(c []float64) float64 {
 		for j := range a {
 			e[j] = logq[j] - floats.Dot(a[j], c)
@@ -116,10 +119,10 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 			}
 		}
 		if !chol.Factorize(hess) {
-			return nil, fmt.Errorf("the offset problem has no finite minimizer (singular curvature at ‖δ‖ = %.3g: a support vector without weight)", floats.Norm(c, 2))
+			return nil, nil, fmt.Errorf("the offset problem has no finite minimizer (singular curvature at ‖δ‖ = %.3g: a support vector without weight)", floats.Norm(c, 2))
 		}
 		if err := chol.SolveVecTo(step, mat.NewVecDense(k, grad)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t := 1.0
 		for ; t > 1e-12; t /= 2 {
@@ -131,13 +134,13 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 		copy(c, trial)
 	}
 	if !(gnorm <= 1e-9) {
-		return nil, fmt.Errorf("the offset problem has no finite minimizer (‖∇G‖ = %.3g at ‖δ‖ = %.3g: a support vector without weight)", gnorm, floats.Norm(c, 2))
+		return nil, nil, fmt.Errorf("the offset problem has no finite minimizer (‖∇G‖ = %.3g at ‖δ‖ = %.3g: a support vector without weight)", gnorm, floats.Norm(c, 2))
 	}
-	delta := make([]float64, d)
+	delta = make([]float64, d)
 	for ci, b := range basis {
 		floats.AddScaled(delta, c[ci], b)
 	}
-	return delta, nil
+	return delta, support, nil
 }
 
 // residualLimit returns the limit of the residual r = θ − ŵ log T along GD
@@ -157,18 +160,15 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) ([]float64, error)
 func residualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
 	ww := floats.Dot(w, w)
 	sol := &numerics.SVM{W: w, Margin: 1 / math.Sqrt(ww)}
-	delta, err := pathOffset(z, q, sol)
+	delta, support, err := pathOffset(z, q, sol)
 	if err != nil {
 		return nil, err
 	}
-	n, d := z.Dims()
+	_, d := z.Dims()
 	var terms []float64
 	var basis [][]float64
-	for i := 0; i < n; i++ {
+	for _, i := range support {
 		zi := z.RawRowView(i)
-		if floats.Dot(zi, w) > 1+pathOffsetActiveTol {
-			continue
-		}
 		qi := 1.0
 		if q != nil {
 			qi = q[i]
