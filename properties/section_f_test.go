@@ -46,7 +46,7 @@ func TestZD_T4_L5_WidthScaling_NegativeControl(t *testing.T) {
 	// The first decided case must be violated. A 3-seed slope fit can be
 	// inconclusive (its interval too wide: soak seed 1795337506210173,
 	// upper bounds −0.949 and 0.279); like the harness, draw another case
-	// then, up to discardRatio's three.
+	// then, up to DiscardAllowance's three.
 	decided := false
 	for _, c := range Sample(e.Controls[1].Gen, testSeed(t), 3) {
 		v := e.Controls[1].Check(c)

@@ -21,6 +21,11 @@ type Property struct {
 	Drops string
 	Gen   gopter.Gen
 	Check func(c any) theorems.Verdict
+	// Undecided is, for a claim that is honestly inconclusive on some of
+	// its cases at the quick budget, the measured rate (TestUndecidedRates
+	// re-measures it); the test harness sizes its allowance of
+	// inconclusive cases from it (DiscardAllowance). Zero for the others.
+	Undecided Rate
 }
 
 // Entry binds a catalog entry to its claim and its negative controls.
