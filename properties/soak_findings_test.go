@@ -117,7 +117,17 @@ import (
 //     halved; 10% and 13% of cases at η = 0.05). The linear family now
 //     runs at η = 1 (KKTCase.pilotLR; 7.3% and 3.7%) and the two claims
 //     declare their measured rates, from which the harness sizes their
-//     allowance (DiscardAllowance: 7 and 5; TestUndecidedRates).
+//     allowance (DiscardAllowance: 7 and 5; TestUndecidedRates);
+//   - seeds 1795352410080667 and 1795352410120262: ZD-L3 on GELU sweeps
+//     reported slopes −0.876 ± 0.124 and −0.870 ± 0.107: the fit was
+//     weighted by delta-method standard errors estimated from the same
+//     seeds, which understated the slope's error; it is now least squares
+//     with a jackknife standard error over the seeds, at a two-sided
+//     false-alarm rate of 1e-4 (TestNTKConcentrationCalibration);
+//   - seed 1795352410104424: XY-P2's wrong-weights control held on a case
+//     whose finite part's slowest mode had relaxed past cω·T = 1/2 but not
+//     far enough for a wrong limit to show (break-even ≈ 0.65): the finite
+//     test now decides only from cω·T = 2 (TestSlowFinitePart).
 func TestSoakFindings(t *testing.T) {
 	for _, tc := range []struct {
 		seed  string
@@ -148,6 +158,9 @@ func TestSoakFindings(t *testing.T) {
 		{"1795347598097907", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 		{"1795347598058312", map[string]func(*testing.T){"LL-4.4": TestLL_4_4_KKTResidual}},
 		{"1795347598050393", map[string]func(*testing.T){"LL-A9": TestLL_A9_BetaToOne}},
+		{"1795352410080667", map[string]func(*testing.T){"ZD-L3": TestZD_L3_NTKConcentration}},
+		{"1795352410120262", map[string]func(*testing.T){"ZD-L3": TestZD_L3_NTKConcentration}},
+		{"1795352410104424", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)

@@ -70,7 +70,7 @@ func TestNonSeparableLimit(t *testing.T) {
 // TestSlowFinitePart: a finite part stuck at another point is violated
 // when the run resolves F's curvature (the toy's ω = 2√3, run scale c =
 // 𝓛/F(θ̃) = 1/(2√3): cω·T ≈ 10⁴ at the first window), and undecided when
-// the run's loss says its scale is e^{−20} of that (cω·T ≈ 3·10⁻⁵ < 1/2):
+// the run's loss says its scale is e^{−20} of that (cω·T ≈ 3·10⁻⁵ < 2):
 // the finite part's slowest mode has not relaxed by the first window;
 // then a finite part at the proved rate is undecided too.
 func TestSlowFinitePart(t *testing.T) {
@@ -88,6 +88,22 @@ func TestSlowFinitePart(t *testing.T) {
 	v = NonSeparableLimit(data, w, tr)
 	if v.Status != Inconclusive || !strings.Contains(v.Detail, "slowest mode") {
 		t.Errorf("unresolved curvature: got %v (%s), want inconclusive (slowest mode)", v.Status, v.Detail)
+	}
+	// Around finiteRelaxed: the toy's cω·T at the first window is
+	// 1.45·10⁴·𝓛 (3·10⁻⁵ at log 𝓛 = −20), so log 𝓛 = −9.6 puts it at 0.98
+	// (relaxed past 1/2 but not to 2: no power yet, soak seed
+	// 1795352410104424's control held at 0.66) and −8 at 4.9.
+	for _, tc := range []struct {
+		logLoss float64
+		want    Status
+	}{{-9.6, Inconclusive}, {-8, Violated}} {
+		tr := toyRun(thetaS, stuck, exact)
+		for i := range tr.Records {
+			tr.Records[i].LogLoss = tc.logLoss
+		}
+		if v := NonSeparableLimit(data, w, tr); v.Status != tc.want {
+			t.Errorf("log 𝓛 = %g: got %v (%s), want %v", tc.logLoss, v.Status, v.Detail, tc.want)
+		}
 	}
 	// Nor does a finite part at the proved rate hold on such a run (soak
 	// seed 1795347598097907: a wrong-weights control held there).

@@ -81,12 +81,52 @@ func TestNTKConcentration(t *testing.T) {
 	// Too few seeds, too few widths.
 	assert.Equal(t, AssumptionFailed, NTKConcentration(3, syntheticGrams(r, 3, 4, widths, -1)).Status)
 	assert.Equal(t, AssumptionFailed, NTKConcentration(3, syntheticGrams(r, 3, 32, widths[:2], -1)).Status)
+	// Unequal seed counts: the jackknife's units are seeds of every width.
+	uneven := syntheticGrams(r, 3, 32, widths, -1)
+	uneven[2].Grams = uneven[2].Grams[:20]
+	assert.Equal(t, AssumptionFailed, NTKConcentration(3, uneven).Status)
 	// Equal Gram matrices: nothing to fit.
 	flat := syntheticGrams(r, 3, 8, widths, -1)
 	for i := range flat[0].Grams {
 		flat[0].Grams[i] = flat[0].Grams[0]
 	}
 	assert.Equal(t, Inconclusive, NTKConcentration(3, flat).Status)
+}
+
+// TestNTKConcentrationCalibration: on synthetic sweeps whose variance falls
+// exactly like 1/d̃, the slope's error over its jackknife standard error is
+// distributed like Student's t with S − 1 degrees of freedom, so the check's
+// false-alarm rate is the one it states. 1000 sweeps of 32 seeds: the count
+// beyond the 97.5% quantile is Binomial(1000, 0.05) (sd 6.9), within 4 sd of
+// 50; the mean square is 31/29 = 1.07 for t_31, its sampling sd here ~0.05.
+func TestNTKConcentrationCalibration(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	widths := []int{32, 64, 128, 256, 512, 1024}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 31}.Quantile(0.975)
+	var beyond int
+	var m2 float64
+	const sweeps = 1000
+	for range sweeps {
+		ws := syntheticGrams(r, 3, 32, widths, -1)
+		x := make([]float64, len(ws))
+		y := make([]float64, len(ws))
+		for i, w := range ws {
+			kv, err := w.Variance(3)
+			require.NoError(t, err)
+			x[i], y[i] = float64(w.Width), kv.V
+		}
+		f, err := FitLogLog(x, y, nil)
+		require.NoError(t, err)
+		se, err := jackknifeSlopeSE(3, ws, x)
+		require.NoError(t, err)
+		z := (f.Slope - ConcentrationExponent) / se
+		m2 += z * z / sweeps
+		if math.Abs(z) > q {
+			beyond++
+		}
+	}
+	assert.InDelta(t, 50, beyond, 4*6.9)
+	assert.InDelta(t, 31.0/29, m2, 4*0.05)
 }
 
 // syntheticGaps makes GapRuns with gaps C·w^{slope} times log-normal noise.
