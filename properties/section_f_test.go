@@ -19,14 +19,26 @@ import (
 func TestZD_L3_NTKConcentration(t *testing.T) { claims(t, "ZD-L3", 1) }
 
 // With the first hidden layer fixed at 4 units the kernel stays random:
-// its variance does not fall with the second layer's width.
+// its variance does not fall with the second layer's width. The first
+// decided of up to three cases must be violated: the bottleneck's variance
+// is heavy-tailed over seeds, and the jackknife's interval can exceed the
+// resolution (soak seed 1795354210101905: −0.434 ± 1.23, undecided), as
+// the harness allows.
 func TestZD_L3_NTKConcentration_NegativeControl(t *testing.T) {
 	controls(t, "ZD-L3", 1)
 	p := entry(t, "ZD-L3").Controls[0]
-	for _, c := range Sample(p.Gen, testSeed(t), 1) {
+	decided := false
+	for _, c := range Sample(p.Gen, testSeed(t), 3) {
 		v := p.Check(c)
+		if v.Status == theorems.Inconclusive {
+			t.Logf("inconclusive, next case: %v: %v", c, v)
+			continue
+		}
 		require.Equal(t, theorems.Violated, v.Status, "%v: %v", c, v)
+		decided = true
+		break
 	}
+	assert.True(t, decided, "three control cases undecided")
 }
 
 func TestZD_T4_L5_WidthScaling(t *testing.T) { claims(t, "ZD-T4/L5", 1) }
