@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -64,6 +65,9 @@ type RegressionCase struct {
 	Param  float64 // in [0, 1): mapped to ν, ρ, α, schedule rates
 	Opt    int
 	Seed   uint64
+	// Fault names an engine fault planted in the run (package faults);
+	// empty for the claims.
+	Fault string
 }
 
 func (c RegressionCase) n() int { return min(max(c.N, 2), 12) }
@@ -76,7 +80,14 @@ func (c RegressionCase) String() string {
 	if c.Zero {
 		th0 = "0"
 	}
-	return fmt.Sprintf("n=%d d=%d K=%d θ₀=%s scheme=%s(%.3g) opt=%s seed=%d", c.n(), c.d(), c.k(), th0, schemeNames[c.Scheme], c.Param, optNames[c.Opt], c.Seed)
+	return fmt.Sprintf("n=%d d=%d K=%d θ₀=%s scheme=%s(%.3g) opt=%s seed=%d", c.n(), c.d(), c.k(), th0, schemeNames[c.Scheme], c.Param, optNames[c.Opt], c.Seed) + faultSuffix(c.Fault)
+}
+
+func (c RegressionCase) withFault(name string) any { c.Fault = name; return c }
+
+// faultActs: heavy ball's fault acts on heavy-ball runs only.
+func (c RegressionCase) faultActs(name string) bool {
+	return name != "momentum-misindexed" || c.Opt == OptMomentum
 }
 
 // Problem draws the data (groups included) and θ₀.
@@ -342,11 +353,15 @@ func (c RegressionCase) Run(o runOptions) (*RegressionRun, error) {
 
 func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o runOptions) (*RegressionRun, error) {
 	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	model, err := models.NewLinear(ds.D, 1)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := train.NewObjective(model, losses.Squared{}, ds)
+	obj, err := train.NewObjective(f.Model(model), f.Loss(losses.Squared{}), ds)
 	if err != nil {
 		return nil, err
 	}
@@ -357,6 +372,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		}
 		obj.Reg = train.L2{Mu: o.reg, Theta0: center}
 	}
+	f.Objective(obj)
 	w := o.weighting
 	if w == nil {
 		if w, err = c.Weighting(ds.N); err != nil {
@@ -370,6 +386,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 	if err != nil {
 		return nil, err
 	}
+	opt = f.Optimizer(opt)
 	run := &RegressionRun{Case: rc}
 	var stopAt float64
 	if o.stopAtInterpolation {

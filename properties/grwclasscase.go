@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -52,7 +53,12 @@ type ClassCase struct {
 	// LossName, when set, overrides Loss with any binary margin loss name
 	// (a user's "expr:…" loss: `implicitbias loss --run`).
 	LossName string
+	// Fault names an engine fault planted in the run (package faults);
+	// empty for the claims.
+	Fault string
 }
+
+func (c ClassCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c ClassCase) n() int { return min(max(c.N, 2), 40) }
 func (c ClassCase) d() int {
@@ -77,7 +83,7 @@ func (c ClassCase) schemeName() string {
 
 // String describes the case so that it can be rebuilt.
 func (c ClassCase) String() string {
-	return fmt.Sprintf("n=%d d=%d loss=%s scheme=%s(%.3g) seed=%d", c.n(), c.d(), c.loss(), c.schemeName(), c.Param, c.Seed)
+	return fmt.Sprintf("n=%d d=%d loss=%s scheme=%s(%.3g) seed=%d", c.n(), c.d(), c.loss(), c.schemeName(), c.Param, c.Seed) + faultSuffix(c.Fault)
 }
 
 // WithLoss returns the case with another loss (same data, same scheme).
@@ -311,16 +317,24 @@ func (c ClassCase) Run(steps int) (*dataset.Dataset, *train.Trajectory, error) {
 
 // runWith trains the case's model on data under the scheme w.
 func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) (*train.Trajectory, error) {
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	obj, err := linearObjective(data, 1, c.loss())
 	if err != nil {
 		return nil, err
 	}
+	if obj, err = train.NewObjective(f.Model(obj.Model), f.Loss(obj.Loss), data); err != nil {
+		return nil, err
+	}
+	f.Objective(obj)
 	gd, err := train.NewGD(classLR)
 	if err != nil {
 		return nil, err
 	}
 	theta := make([]float64, data.D)
-	return grwRun(obj, gd, theta, w, steps, 1.5)
+	return grwRun(obj, f.Optimizer(gd), theta, w, steps, 1.5)
 }
 
 // allGRWSchemes are the schemes of ZD-T7's claims: every scheme of the

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
@@ -36,6 +37,9 @@ type KKTCase struct {
 	N      int // samples, 4…8
 	Loss   int // 0: exponential, 1: logistic
 	Seed   uint64
+	// Fault names an engine fault planted in the run (package faults);
+	// empty for the claims.
+	Fault string
 }
 
 func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
@@ -63,8 +67,10 @@ func (c KKTCase) Spec() string { return c.arch().Spec() }
 
 // String describes the case.
 func (c KKTCase) String() string {
-	return fmt.Sprintf("%s in=%d N=%d loss=%s seed=%d", c.Spec(), max(c.In, 1), max(c.N, 2), c.loss(), c.Seed)
+	return fmt.Sprintf("%s in=%d N=%d loss=%s seed=%d%s", c.Spec(), max(c.In, 1), max(c.N, 2), c.loss(), c.Seed, faultSuffix(c.Fault))
 }
+
+func (c KKTCase) withFault(name string) any { c.Fault = name; return c }
 
 // KKTBuilt is a KKTCase made concrete.
 type KKTBuilt struct {
@@ -74,6 +80,7 @@ type KKTBuilt struct {
 	Teacher []float64 // the teacher's parameters: they separate the data
 	Init    []float64 // the student's initialization
 	LR      float64   // a GD step size that did not diverge in a pilot run
+	Fault   faults.Fault
 }
 
 // Build draws the data (unit inputs, teacher margins ≥ 30% of the median)
@@ -84,7 +91,11 @@ func (c KKTCase) Build() (*KKTBuilt, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := models.Parse(tm.String(), data.D)
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
+	net, err := models.Parse(tm.String(), data.D)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +103,13 @@ func (c KKTCase) Build() (*KKTBuilt, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, l := f.Model(net), f.Loss(l)
 	obj, err := train.NewObjective(m, l, data)
 	if err != nil {
 		return nil, err
 	}
-	b := &KKTBuilt{Obj: obj, Data: data, Model: m, Teacher: tθ, Init: make([]float64, m.NumParams())}
+	f.Objective(obj)
+	b := &KKTBuilt{Obj: obj, Data: data, Model: m, Teacher: tθ, Init: make([]float64, m.NumParams()), Fault: f}
 	m.Init(rand.New(rand.NewPCG(c.Seed, 21)), b.Init)
 	// Step size: c.pilotLR(), quartered until a 200-step pilot
 	// run stays finite and decreases the loss (GD is stable below 2/smoothness,
@@ -141,7 +154,7 @@ func (b *KKTBuilt) Train(steps, burst int) (*train.Trajectory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return recordRun(b.Obj, gd, θ, steps, burst, 1.5)
+	return recordRun(b.Obj, b.Fault.Optimizer(gd), θ, steps, burst, 1.5)
 }
 
 // FixedDirection returns a trajectory that is not from training: θ = c·u

@@ -135,7 +135,7 @@ func flowed(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 			return nil, nil, err
 		}
 		θ := append([]float64(nil), b.Init...)
-		tr, err := recordRun(b.Obj, opt, θ, budgetSteps(flowSteps), 1, 1.2)
+		tr, err := recordRun(b.Obj, b.Fault.Optimizer(opt), θ, budgetSteps(flowSteps), 1, 1.2)
 		return b, tr, err
 	})
 }

@@ -26,6 +26,9 @@ type Property struct {
 	// re-measures it); the test harness sizes its allowance of
 	// inconclusive cases from it (DiscardAllowance). Zero for the others.
 	Undecided Rate
+	// Fault, for a fault control (faultControls), names the engine fault
+	// planted in its cases; only violated counts as caught.
+	Fault string
 }
 
 // Entry binds a catalog entry to its claim and its negative controls.
@@ -112,6 +115,7 @@ func Entries() []Entry {
 		if f, ok := figureFuncs[es[i].ID]; ok && es[i].Figures == nil {
 			es[i].Figures = f
 		}
+		es[i].Controls = append(append([]Property(nil), es[i].Controls...), faultControls(es[i])...)
 	}
 	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
 	return es
@@ -224,7 +228,7 @@ func (e Entry) RunContext(ctx context.Context, o RunOptions) theorems.Result {
 				r.Interrupted = true
 				return r
 			}
-			if v := p.Check(c); !Caught(v) {
+			if v := p.Check(c); !p.CaughtBy(v) {
 				missed = fmt.Sprintf("%s: %v gave %s", p.Name, c, v)
 				break
 			}

@@ -21,6 +21,16 @@ type Objective struct {
 	Data  *dataset.Dataset
 	Reg   Regularizer // nil: none
 
+	// WeightFault is a deliberate engine fault for the verification
+	// suite's negative controls (package faults): when set, the sample
+	// weights given to SetWeights and Reweight are passed through it (on a
+	// copy) before they take effect, so a GRW scheme's weights are recorded
+	// as the scheme wrote them but applied wrongly. Production code never
+	// sets it; unset, it costs one nil check per reweighting.
+	WeightFault func(w []float64)
+	faultW      []float64
+	givenLogW   []float64 // log of the weights as given, under a WeightFault
+
 	logW []float64 // log w_n; nil means w_n = 1
 
 	ws       models.Workspace
@@ -130,6 +140,7 @@ func (o *Objective) SetWeights(w []float64) error {
 	if len(w) != o.Data.N {
 		return fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
 	}
+	w = o.faulty(w)
 	if o.logW == nil {
 		o.logW = make([]float64, len(w))
 	}
@@ -143,8 +154,37 @@ func (o *Objective) SetWeights(w []float64) error {
 	return nil
 }
 
-// LogWeight returns log w_n.
+// faulty returns w, or, with a WeightFault set, the fault's rewrite of a
+// copy of w.
+func (o *Objective) faulty(w []float64) []float64 {
+	if o.WeightFault == nil {
+		return w
+	}
+	if len(o.faultW) != len(w) {
+		o.faultW = make([]float64, len(w))
+	}
+	copy(o.faultW, w)
+	if len(o.givenLogW) != len(w) {
+		o.givenLogW = make([]float64, len(w))
+	}
+	for i, v := range w {
+		o.givenLogW[i] = numerics.Log(v)
+	}
+	o.WeightFault(o.faultW)
+	return o.faultW
+}
+
+// LogWeight returns log w_n, the weight as set (under a WeightFault, as
+// given, not as applied: the fault is a bug the objective does not report).
 func (o *Objective) LogWeight(n int) float64 {
+	if o.WeightFault != nil && o.givenLogW != nil && o.logW != nil {
+		return o.givenLogW[n]
+	}
+	return o.appliedLogWeight(n)
+}
+
+// appliedLogWeight returns the log weight the sums use.
+func (o *Objective) appliedLogWeight(n int) float64 {
 	if o.logW == nil {
 		return 0
 	}
@@ -217,7 +257,7 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 	scale := math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
 	for n := 0; n < d.N; n++ {
 		g := o.gOut[n*k : (n+1)*k]
-		lw := o.LogWeight(n)
+		lw := o.appliedLogWeight(n)
 		switch {
 		case lw == math.Inf(-1):
 			clear(g)
@@ -252,12 +292,12 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 func (o *Objective) sumLosses(ev *Eval) {
 	m := math.Inf(-1)
 	for n, ll := range ev.LogSample {
-		m = max(m, ll+o.LogWeight(n))
+		m = max(m, ll+o.appliedLogWeight(n))
 	}
 	var s float64
 	if !math.IsInf(m, -1) {
 		for n, ll := range ev.LogSample {
-			e := numerics.Exp(ll + o.LogWeight(n) - m)
+			e := numerics.Exp(ll + o.appliedLogWeight(n) - m)
 			o.share[n] = e
 			s += e
 		}

@@ -26,6 +26,7 @@ func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
 	if len(w) != o.Data.N {
 		return nil, fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
 	}
+	w = o.faulty(w)
 	if o.logW == nil {
 		o.logW = make([]float64, len(w))
 	}

@@ -1,0 +1,147 @@
+package faults
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// MinPower is the share of a declared pair's cases that the claim's check
+// must report violated (issue 18: ≥ 95% at the quick budget). A pair whose
+// measured share is below it is a check without power against a bug it
+// claims to catch, and fails the test.
+const MinPower = 0.95
+
+// Break is one claim a fault must break, and why it must.
+type Break struct {
+	Claim string // catalog ID
+	Why   string
+}
+
+// Fault is a named engine bug. The zero Fault is no fault.
+type Fault struct {
+	Name      string
+	Component string // optimizer, reweighting, model, loss, integrator, regularizer
+	Effect    string // what the bug does, in one line
+	Breaks    []Break
+
+	model       func(models.Model) models.Model
+	loss        func(losses.Loss) losses.Loss
+	optimizer   func(train.Optimizer) train.Optimizer
+	weights     func(q []float64)
+	regularizer func(train.Regularizer) train.Regularizer
+}
+
+// None reports whether f is the zero Fault.
+func (f Fault) None() bool { return f.Name == "" }
+
+// Model returns m, or m with the fault when the fault is in the model.
+func (f Fault) Model(m models.Model) models.Model {
+	if f.model == nil {
+		return m
+	}
+	return f.model(m)
+}
+
+// Loss returns l, or l with the fault when the fault is in the loss.
+func (f Fault) Loss(l losses.Loss) losses.Loss {
+	if f.loss == nil {
+		return l
+	}
+	return f.loss(l)
+}
+
+// Optimizer returns o, or o with the fault when the fault is in the
+// optimizer.
+func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
+	if f.optimizer == nil {
+		return o
+	}
+	return f.optimizer(o)
+}
+
+// Objective plants the fault's reweighting or regularizer bug in obj (a
+// no-op for the other faults) and returns obj.
+func (f Fault) Objective(obj *train.Objective) *train.Objective {
+	if f.weights != nil {
+		obj.WeightFault = f.weights
+	}
+	if f.regularizer != nil && obj.Reg != nil {
+		obj.Reg = f.regularizer(obj.Reg)
+	}
+	return obj
+}
+
+// Declares reports whether f declares that it breaks claim id.
+func (f Fault) Declares(id string) bool {
+	for _, b := range f.Breaks {
+		if b.Claim == id {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the fault's name ("none" for the zero Fault).
+func (f Fault) String() string {
+	if f.None() {
+		return "none"
+	}
+	return f.Name
+}
+
+// Lookup returns the registered fault called name; "" and "none" give the
+// zero Fault.
+func Lookup(name string) (Fault, error) {
+	if name == "" || name == "none" {
+		return Fault{}, nil
+	}
+	for _, f := range Registry() {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Fault{}, fmt.Errorf("unknown fault %q (want one of %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the registered faults, sorted.
+func Names() []string {
+	var ns []string
+	for _, f := range Registry() {
+		ns = append(ns, f.Name)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// Pair is one declared (fault, claim) pair.
+type Pair struct {
+	Fault string
+	Break
+}
+
+// Pairs lists every declared pair, in registry order.
+func Pairs() []Pair {
+	var ps []Pair
+	for _, f := range Registry() {
+		for _, b := range f.Breaks {
+			ps = append(ps, Pair{Fault: f.Name, Break: b})
+		}
+	}
+	return ps
+}
+
+// For returns the faults that declare claim id, in registry order.
+func For(id string) []Fault {
+	var fs []Fault
+	for _, f := range Registry() {
+		if f.Declares(id) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}

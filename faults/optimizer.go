@@ -1,0 +1,132 @@
+package faults
+
+import (
+	"math"
+
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// wrapped forwards the optional interfaces of the optimizer it wraps
+// (train.Resetter, train.ErrorEstimator) so that a fault changes the step
+// and nothing else.
+type wrapped struct{ inner train.Optimizer }
+
+func (w wrapped) Name() string { return w.inner.Name() }
+
+func (w wrapped) Reset(p int) {
+	if r, ok := w.inner.(train.Resetter); ok {
+		r.Reset(p)
+	}
+}
+
+func (w wrapped) LocalError() float64 {
+	if e, ok := w.inner.(train.ErrorEstimator); ok {
+		return e.LocalError()
+	}
+	return 0
+}
+
+// preconditioned adds, after every step, an extra step of Strength times
+// the step on coordinate 0: a stray per-coordinate preconditioner
+// diag(1 + Strength, 1, …, 1). The iterates leave span{x_i}, and the limit
+// direction of a linear model is the max-margin direction of the
+// preconditioned geometry, not the SVM (issue 18's first finding).
+type preconditioned struct {
+	wrapped
+	strength float64
+}
+
+func (p preconditioned) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	// The step of coordinate 0 is −e^{log η + log 𝓛}·Dir[0]; read Dir
+	// before the inner step (an integrator overwrites ev with its stages).
+	d0 := ev.Dir[0]
+	logObj := ev.LogObjective
+	logEta, err := p.inner.Step(obj, theta, ev)
+	if err != nil {
+		return logEta, err
+	}
+	theta[0] -= p.strength * math.Exp(logEta+logObj) * d0
+	return logEta, nil
+}
+
+// stale steps with the gradient direction of the previous step: an
+// off-by-one in the optimizer's gradient buffer (the loss's scale is
+// current, the direction one step old; the first step uses its own).
+type stale struct {
+	wrapped
+	prev []float64
+	cur  []float64
+}
+
+func (s *stale) Reset(p int) {
+	s.prev, s.cur = nil, nil
+	s.wrapped.Reset(p)
+}
+
+func (s *stale) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if len(s.prev) != len(ev.Dir) {
+		s.prev = append([]float64(nil), ev.Dir...)
+		s.cur = make([]float64, len(ev.Dir))
+	}
+	copy(s.cur, ev.Dir)
+	copy(ev.Dir, s.prev)
+	s.prev, s.cur = s.cur, s.prev
+	return s.inner.Step(obj, theta, ev)
+}
+
+// unscaled drops the loss factor when leaving log domain: the step is
+// −η·Dir instead of −η·e^{log 𝓛}·Dir (normalized gradient descent). The
+// step no longer shrinks with the loss, so a least-squares run does not
+// converge to the interpolator, and the risk stalls at a level set by η.
+type unscaled struct{ wrapped }
+
+func (u unscaled) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	// The inner step reads ev.LogObjective; with it at 0 the factor
+	// e^{log 𝓛} is 1. Restored after the step (the objective owns ev).
+	saved := ev.LogObjective
+	ev.LogObjective = 0
+	logEta, err := u.inner.Step(obj, theta, ev)
+	ev.LogObjective = saved
+	return logEta, err
+}
+
+// misindexedMomentum is heavy ball whose velocity of coordinate 0 decays
+// with β² instead of β (a mis-indexed momentum buffer): the step is no
+// longer a combination of past gradients with one common filter, so θ
+// leaves span{x_i} and lands on another interpolator. Other optimizers are
+// left alone.
+type misindexedMomentum struct {
+	wrapped
+	m *train.Momentum
+	v []float64
+}
+
+func (h *misindexedMomentum) Reset(p int) {
+	h.v = make([]float64, p)
+	h.wrapped.Reset(p)
+}
+
+func (h *misindexedMomentum) Step(_ *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if len(h.v) != len(theta) {
+		h.v = make([]float64, len(theta))
+	}
+	logEta := math.Log(h.m.LR)
+	g := -math.Exp(logEta + ev.LogObjective)
+	for i, d := range ev.Dir {
+		beta := h.m.Beta
+		if i == 0 {
+			beta *= beta
+		}
+		h.v[i] = beta*h.v[i] + g*d
+		theta[i] += h.v[i]
+	}
+	return logEta, nil
+}
+
+func withMisindexedMomentum(o train.Optimizer) train.Optimizer {
+	m, ok := o.(*train.Momentum)
+	if !ok {
+		return o
+	}
+	return &misindexedMomentum{wrapped: wrapped{o}, m: m}
+}

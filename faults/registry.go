@@ -1,0 +1,115 @@
+package faults
+
+import (
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Registry returns every fault, freshly built (no package state), grouped
+// by the component it breaks. Each Break says why the claim's check must
+// see the bug; `go test ./properties -run TestFaultPower` measures it.
+func Registry() []Fault {
+	return []Fault{
+		{
+			Name: "preconditioner", Component: "optimizer",
+			Effect: "after every step, coordinate 0 moves 3 more steps: a stray diag(4, 1, …, 1) preconditioner",
+			Breaks: []Break{
+				{"LL-lin", "the limit direction is the preconditioned geometry's max-margin direction, 0.4 rad from the SVM: θ − ŵ log T grows like log T instead of settling at the computed offset"},
+				{"ZD-T7", "as LL-lin, for every GRW scheme"},
+				{"XY-P1", "as LL-lin, for every importance weighting"},
+				{"ZD-span", "a step along e₀ leaves span{x_i}"},
+				{"ZD-T1", "the iterates leave span{x_i}, so the limit is another interpolator than θ₀'s projection"},
+			},
+			optimizer: func(o train.Optimizer) train.Optimizer { return preconditioned{wrapped{o}, 3} },
+		},
+		{
+			Name: "loss-factor-dropped", Component: "optimizer",
+			Effect: "the step is −η·Dir: the factor e^{log 𝓛} is dropped when leaving log domain (normalized GD)",
+			Breaks: []Break{
+				{"ZD-T2", "steps of fixed length η never shrink, so the squared risk stalls at a level set by η instead of vanishing"},
+				{"ZD-T1", "the run never settles at the interpolator"},
+			},
+			optimizer: func(o train.Optimizer) train.Optimizer { return unscaled{wrapped{o}} },
+		},
+		{
+			Name: "stale-gradient", Component: "optimizer",
+			Effect: "every step uses the previous step's gradient direction (an off-by-one in the gradient buffer)",
+			optimizer: func(o train.Optimizer) train.Optimizer {
+				return &stale{wrapped: wrapped{o}}
+			},
+		},
+		{
+			Name: "momentum-misindexed", Component: "optimizer",
+			Effect: "heavy ball's velocity of coordinate 0 decays with β² instead of β",
+			Breaks: []Break{
+				{"ZD-span", "coordinate 0 is filtered differently from the others, so the step leaves span{x_i} (heavy-ball cases)"},
+			},
+			optimizer: withMisindexedMomentum,
+		},
+		{
+			Name: "weights-ignored", Component: "reweighting",
+			Effect: "the objective applies uniform weights whatever the scheme wrote (every GRW runs as ERM)",
+			Breaks: []Break{
+				{"ZD-T6lin", "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
+				{"ZD-T7", "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
+				{"XY-P1", "as ZD-T7, for importance weights"},
+			},
+			weights: ignoreWeights,
+		},
+		{
+			Name: "weights-squared", Component: "reweighting",
+			Effect: "the objective applies q_i² (rescaled) instead of q_i",
+			Breaks: []Break{
+				{"ZD-T6lin", "the regularized limit depends on Q: the run lands on Q²'s"},
+				{"ZD-T7", "the run settles at the offset of q², not q's"},
+				{"XY-P1", "as ZD-T7, for importance weights"},
+			},
+			weights: squareWeights,
+		},
+		{
+			Name: "sample-dropped", Component: "reweighting",
+			Effect: "the weight of sample 0 is applied as 0 (an off-by-one in a group index)",
+			Breaks: []Break{
+				{"ZD-T2", "sample 0 is never fitted: the risk stalls at its loss"},
+				{"ZD-T1", "the run interpolates the other samples only"},
+			},
+			weights: dropFirst,
+		},
+		{
+			Name: "backward-first-block", Component: "model",
+			Effect: "the backward pass returns twice the gradient of the first parameter block",
+			Breaks: []Break{
+				{"ENG-grad", "backprop disagrees with the finite differences of the same forward pass"},
+				{"LL-B4", "⟨θ, −∇𝓛⟩ is off by the first block's share, so it is not L·ν"},
+				{"LL-C8", "the certificate identity is built from the gradients"},
+			},
+			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{gradScale: 2}) },
+		},
+		{
+			Name: "degree-plus-one", Component: "model",
+			Effect: "the model declares homogeneity order L + 1 (and k₁ + 1)",
+			Breaks: []Break{
+				{"LL-B3", "the Euler identity ⟨θ, ∇Φ⟩ = L·Φ fails with the declared L"},
+				{"LL-B3m", "the first block's Euler identity fails with the declared k₁"},
+				{"LL-C8", "the certificate's q^{−2/L} uses the declared L"},
+			},
+			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{degreeShift: 1}) },
+		},
+		{
+			Name: "fprime-branch", Component: "loss",
+			Effect: "the margin loss's f′ is doubled on its q > 0 branch while f is right",
+			Breaks: []Break{
+				{"ENG-grad", "the gradient of log 𝓛 disagrees with its finite differences at separated samples"},
+			},
+			loss: withBranchFPrime,
+		},
+		{
+			Name: "l2-gradient-uncentred", Component: "regularizer",
+			Effect: "the L2 regularizer's gradient is μθ instead of μ(θ − θ₀) (its value is right)",
+			Breaks: []Break{
+				{"ZD-T6lin", "gradient descent converges to the problem regularized toward 0, not θ₀"},
+			},
+			regularizer: withUncentredGradient,
+		},
+	}
+}

@@ -1,0 +1,112 @@
+package properties
+
+import (
+	"fmt"
+
+	"github.com/leanovate/gopter"
+
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// faultable is a case that can carry a planted engine fault (package
+// faults): its training code applies the fault named by its Fault field.
+type faultable interface {
+	withFault(name string) any
+}
+
+// faultScoped is a faultable case on which some faults act only for some
+// cases (heavy ball's fault on heavy-ball runs): the pair draws only the
+// cases where the fault acts.
+type faultScoped interface {
+	faultActs(name string) bool
+}
+
+// faultSuffix is the part of a case's description that names its fault.
+func faultSuffix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " fault=" + name
+}
+
+// withFault maps g's cases (and their shrunk variants) to the same cases
+// with the fault planted.
+func withFault(g gopter.Gen, name string) gopter.Gen {
+	set := func(v any) any {
+		if c, ok := v.(faultable); ok {
+			return c.withFault(name)
+		}
+		return v
+	}
+	g = g.SuchThat(func(v any) bool {
+		c, ok := v.(faultScoped)
+		return !ok || c.faultActs(name)
+	})
+	return g.MapResult(func(r *gopter.GenResult) *gopter.GenResult {
+		v, ok := r.Retrieve()
+		if !ok {
+			return r
+		}
+		shrinker := r.Shrinker
+		out := gopter.NewGenResult(set(v), gopter.NoShrinker)
+		if shrinker != nil {
+			out.Shrinker = func(v any) gopter.Shrink {
+				next := shrinker(v)
+				return func() (any, bool) {
+					w, ok := next()
+					if !ok {
+						return nil, false
+					}
+					return set(w), true
+				}
+			}
+		}
+		return out
+	})
+}
+
+// acceptsFaults reports whether p's cases carry a fault: it draws one.
+func acceptsFaults(p Property) bool {
+	cs := Sample(p.Gen, 1, 1)
+	if len(cs) == 0 {
+		return false
+	}
+	_, ok := cs[0].(faultable)
+	return ok
+}
+
+// faultControls returns e's fault controls: for every fault that declares
+// e's ID, the first claim whose cases carry a fault, run with the fault
+// planted. A fault control is caught only by violated (Property.Fault):
+// a broken engine must be refuted by the check's statistic, not stopped
+// by an assumption.
+func faultControls(e Entry) []Property {
+	var out []Property
+	for _, f := range faults.For(e.ID) {
+		for _, p := range e.Claims {
+			if !acceptsFaults(p) {
+				continue
+			}
+			out = append(out, Property{
+				Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
+				Drops: "fault:" + f.Name,
+				Gen:   withFault(p.Gen, f.Name),
+				Check: p.Check,
+				Fault: f.Name,
+			})
+			break
+		}
+	}
+	return out
+}
+
+// CaughtBy reports whether a control's verdict shows the check's power:
+// violated for a fault control, violated or assumption-failed for a
+// control that breaks a hypothesis.
+func (p Property) CaughtBy(v theorems.Verdict) bool {
+	if p.Fault != "" {
+		return v.Status == theorems.Violated
+	}
+	return Caught(v)
+}
