@@ -20,6 +20,9 @@ const MinPower = 0.95
 type Break struct {
 	Claim string // catalog ID
 	Why   string
+	// On, when set, is a part of the name of the entry's claim whose cases
+	// carry the fault (default: its first claim that takes faults).
+	On string
 }
 
 // Fault is a named engine bug. The zero Fault is no fault.

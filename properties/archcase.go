@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 )
 
@@ -40,7 +41,12 @@ type ArchCase struct {
 	// Bias adds a bias term to every layer; NonHomogeneous swaps the
 	// activation for tanh/softplus. Both are negative controls.
 	Bias, NonHomogeneous bool
+	// Fault names an engine fault planted in the model and, for a
+	// LossCase, its loss (package faults); empty for the claims.
+	Fault string
 }
+
+func (c ArchCase) withFault(name string) any { c.Fault = name; return c }
 
 // act returns the activation spelling.
 func (c ArchCase) act() string {
@@ -116,7 +122,7 @@ func (c ArchCase) String() string {
 	if c.Bias {
 		s += "+bias"
 	}
-	return fmt.Sprintf("%s in=%d samples=%d seed=%d", s, c.in(), max(c.Samples, 1), c.Seed)
+	return fmt.Sprintf("%s in=%d samples=%d seed=%d", s, c.in(), max(c.Samples, 1), c.Seed) + faultSuffix(c.Fault)
 }
 
 // Built is a case made concrete.
@@ -137,6 +143,10 @@ type Built struct {
 // every gradient ∇Φ(θ; x_n) is zero, so that cases are not dead networks at
 // which every identity holds vacuously.
 func (c ArchCase) Build() (Built, error) {
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return Built{}, err
+	}
 	spec := c.Spec()
 	ref, err := models.Parse(spec, c.in()) // the bias-free, homogeneous reference
 	if err != nil {
@@ -161,7 +171,10 @@ func (c ArchCase) Build() (Built, error) {
 			return Built{}, err
 		}
 	}
-	b := Built{Model: m, Degree: ref.Degree().Order, Blocks: ref.Degree().Blocks, N: min(max(c.Samples, 1), 5)}
+	// A model fault is the engine's: its symbolic degree (the declared L
+	// of the reference) comes from the same faulty engine.
+	declared := f.Model(ref).Degree()
+	b := Built{Model: f.Model(m), Degree: declared.Order, Blocks: declared.Blocks, N: min(max(c.Samples, 1), 5)}
 	b.Theta = make([]float64, m.NumParams())
 	b.X = make([]float64, b.N*m.In())
 	g := models.NewGrader(m)

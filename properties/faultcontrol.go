@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/leanovate/gopter"
 
@@ -84,8 +85,14 @@ func acceptsFaults(p Property) bool {
 func faultControls(e Entry) []Property {
 	var out []Property
 	for _, f := range faults.For(e.ID) {
+		on := ""
+		for _, b := range f.Breaks {
+			if b.Claim == e.ID {
+				on = b.On
+			}
+		}
 		for _, p := range e.Claims {
-			if !acceptsFaults(p) {
+			if !acceptsFaults(p) || !strings.Contains(p.Name, on) {
 				continue
 			}
 			out = append(out, Property{

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -48,6 +49,31 @@ func (c LossCase) arch() ArchCase {
 	return a
 }
 
+func (c LossCase) withFault(name string) any { c.Arch.Fault = name; return c }
+
+// faultActs: a loss fault acts on the binary margin losses only, and only
+// at a θ where some sample's margin lies on the faulty branch (q > 0): a
+// fault the case never exercises changes nothing a check could see.
+func (c LossCase) faultActs(name string) bool {
+	f, err := faults.Lookup(name)
+	if err != nil {
+		return false
+	}
+	if f.Component != "loss" {
+		return true
+	}
+	l, err := losses.ByName(c.loss())
+	if _, binary := l.(losses.BinaryLoss); err != nil || !binary {
+		return false
+	}
+	obj, b, err := c.Build()
+	if err != nil {
+		return false
+	}
+	ev, err := obj.Evaluate(b.Theta, false)
+	return err == nil && floats.Max(ev.Margins) > 0
+}
+
 // String describes the case.
 func (c LossCase) String() string { return fmt.Sprintf("%v loss=%s", c.arch(), c.loss()) }
 
@@ -62,6 +88,11 @@ func (c LossCase) Build() (*train.Objective, Built, error) {
 	if err != nil {
 		return nil, b, err
 	}
+	f, err := faults.Lookup(c.Arch.Fault)
+	if err != nil {
+		return nil, b, err
+	}
+	l = f.Loss(l)
 	r := rand.New(rand.NewPCG(c.Arch.Seed, 99))
 	d := &dataset.Dataset{N: b.N, D: b.Model.In(), X: b.X, Y: make([]float64, b.N)}
 	for i := range d.Y {

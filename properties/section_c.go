@@ -205,6 +205,8 @@ type PointKKTCase struct {
 	Scale float64 // log₁₀ of the extra scale, 0…2
 }
 
+func (p PointKKTCase) withFault(name string) any { p.Case.Fault = name; return p }
+
 // String describes the case.
 func (p PointKKTCase) String() string {
 	return fmt.Sprintf("%v noise=%.3g scale=10^%.3g", p.Case, p.Noise, p.Scale)

@@ -176,19 +176,6 @@ func Sample(g gopter.Gen, seed int64, n int) []any {
 	return out
 }
 
-// RunProperty checks n cases of p drawn from seed; it stops early (and
-// reports false) when ctx is done.
-func RunProperty(ctx context.Context, id string, p Property, seed int64, n int) (theorems.Summary, bool) {
-	s := theorems.Summary{ID: id}
-	for _, c := range Sample(p.Gen, seed, n) {
-		if ctx.Err() != nil {
-			return s, false
-		}
-		s.Add(p.Check(c), fmt.Sprint(c))
-	}
-	return s, true
-}
-
 // RunOptions say how to run an entry.
 type RunOptions struct {
 	Seed   int64
@@ -202,41 +189,35 @@ func (e Entry) Run(seed int64, b Budget) theorems.Result {
 	return e.RunContext(context.Background(), RunOptions{Seed: seed, Budget: b})
 }
 
-// RunContext checks the entry's claims and controls; when ctx is done it
-// returns what finished, marked Interrupted.
+// RunContext checks the entry's claims and controls by the one rule of
+// Decide (the rule `go test` asserts); when ctx is done it returns what
+// finished, marked Interrupted.
 func (e Entry) RunContext(ctx context.Context, o RunOptions) theorems.Result {
 	r := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
 	n := e.cases(o.Budget)
 	for i, p := range e.Claims {
-		s, ok := RunProperty(ctx, e.ID, p, o.Seed+int64(i), n)
-		merge(&r.Claims, s)
-		if !ok {
+		out := Decide(ctx, e.ID, p, o.Seed+int64(i), n, ClaimWanted, !e.Conjecture)
+		merge(&r.Claims, out.Summary)
+		if out.Interrupted {
 			r.Interrupted = true
 			return r
 		}
 	}
 	for i, p := range e.Controls {
 		r.Controls++
-		nc := max(n/4, 10)
-		if e.Sweep {
-			nc = n
+		out := Decide(ctx, e.ID, p, o.Seed+int64(1000+i), e.controlCases(o.Budget), p.CaughtBy, true)
+		if out.Interrupted {
+			r.Interrupted = true
+			return r
 		}
-		cases := Sample(p.Gen, o.Seed+int64(1000+i), nc)
-		missed := ""
-		for _, c := range cases {
-			if ctx.Err() != nil {
-				r.Interrupted = true
-				return r
-			}
-			if v := p.Check(c); !p.CaughtBy(v) {
-				missed = fmt.Sprintf("%s: %v gave %s", p.Name, c, v)
-				break
-			}
-		}
-		if len(cases) > 0 && missed == "" {
+		switch {
+		case out.Passed():
 			r.ControlsCaught++
-		} else if r.ControlMissed == "" {
-			r.ControlMissed = missed
+		case r.ControlMissed != "":
+		case out.GaveUp:
+			r.ControlMissed = fmt.Sprintf("%s: gave up, %d cases inconclusive (%d allowed)", p.Name, out.Summary.Inconclusive, out.Allowance)
+		default:
+			r.ControlMissed = fmt.Sprintf("%s: %s", p.Name, out.Failed)
 		}
 	}
 	if o.Figures && e.Figures != nil && ctx.Err() == nil {
@@ -258,6 +239,7 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	if s.Holds+s.Violated > 0 && (dst.Holds+dst.Violated == 0 || theorems.Worse(s.Decided, dst.Decided)) {
 		dst.Decided, dst.DecidedCase = s.Decided, s.DecidedCase
 	}
+	dst.GaveUp = dst.GaveUp || s.GaveUp
 	dst.Cases += s.Cases
 	dst.Values = append(dst.Values, s.Values...)
 	dst.Holds += s.Holds

@@ -16,6 +16,10 @@ type Summary struct {
 	// summarized by (Worst may be an undecided case).
 	Decided     Verdict
 	DecidedCase string
+	// GaveUp reports that the run met more inconclusive cases than its
+	// allowance (properties.DiscardAllowance): too many undecided cases to
+	// say the claim holds.
+	GaveUp bool
 	// Values holds every case's statistic in case order (NaN when the case
 	// did not compute one), for plots of the evidence.
 	Values []float64
@@ -59,11 +63,11 @@ func (s *Summary) Shown() (Verdict, string) {
 //
 //	violated            some case was violated;
 //	assumption-failed   every case broke a hypothesis;
-//	holds               the claim held on every decided case, and the decided
-//	                    cases are at least 90% of those that met the hypotheses
-//	                    (the property tests allow the same share of discarded
-//	                    cases); the undecided ones are counted and shown;
-//	inconclusive        otherwise — too many undecided cases, or none at all.
+//	inconclusive        the run gave up (more undecided cases than its
+//	                    allowance, properties.DiscardAllowance: the rule
+//	                    `go test` and `verify` share), or no case decided;
+//	holds               otherwise: the claim held on every decided case; the
+//	                    undecided ones are counted and shown.
 func (s *Summary) Status() Status {
 	met := s.Cases - s.AssumptionFailed
 	switch {
@@ -71,10 +75,10 @@ func (s *Summary) Status() Status {
 		return Violated
 	case s.Cases > 0 && met == 0:
 		return AssumptionFailed
-	case s.Holds > 0 && 10*s.Holds >= 9*met:
-		return Holds
+	case s.GaveUp || s.Holds == 0:
+		return Inconclusive
 	}
-	return Inconclusive
+	return Holds
 }
 
 // Result is the outcome of one catalog entry: its claims over generated
