@@ -87,22 +87,34 @@ func Undecided(format string, a ...any) Verdict {
 }
 
 // Worse reports whether a is a worse outcome than b: a higher status, or the
-// same status with a larger statistic relative to its bound.
+// same status and a statistic that came closer to (or went further past)
+// its bound (Closeness).
 func Worse(a, b Verdict) bool {
 	if a.Status != b.Status {
 		return a.Status > b.Status
 	}
-	return ratio(a) > ratio(b)
+	return Closeness(a) > Closeness(b)
 }
 
-func ratio(v Verdict) float64 {
+// Closeness is how far a verdict's statistic lies past its bound, relative
+// to the bound's size (every check decides Statistic ≤ Bound):
+//
+//	(Statistic − Bound)/|Bound|   for Bound ≠ 0,
+//	Statistic                     for Bound = 0;
+//
+// negative while the statistic is on the holding side, 0 at the bound,
+// larger the worse. Dividing by |Bound| rather than Bound keeps the order
+// right for negative bounds: LL-K1's log 𝓛 of −6000 against a bound of
+// −2000 is −2 (far inside), −2100 is −0.05 (close). NaN (no statistic) is
+// −Inf: never the worst of the decided cases.
+func Closeness(v Verdict) float64 {
 	if math.IsNaN(v.Statistic) {
 		return math.Inf(-1)
 	}
 	if v.Bound == 0 {
 		return v.Statistic
 	}
-	return v.Statistic / v.Bound
+	return (v.Statistic - v.Bound) / math.Abs(v.Bound)
 }
 
 // Worst returns the worst of vs (Worse), or an Inconclusive verdict for none.

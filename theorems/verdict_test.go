@@ -29,6 +29,18 @@ func TestWorse(t *testing.T) {
 	assert.Equal(t, Inconclusive, Worst().Status)
 }
 
+// TestWorseNegativeBound: for a bound below 0 the case closest to the bound
+// is the worst (the ratio to the bound would rank the best case worst).
+func TestWorseNegativeBound(t *testing.T) {
+	far := Verdict{Status: Holds, Statistic: -6000, Bound: -2000}
+	near := Verdict{Status: Holds, Statistic: -2100, Bound: -2000}
+	assert.True(t, Worse(near, far))
+	assert.Equal(t, near, Worst(far, near))
+	assert.InDelta(t, -2, Closeness(far), 1e-15)
+	assert.InDelta(t, -0.05, Closeness(near), 1e-15)
+	assert.Equal(t, 0.0, Closeness(Verdict{Statistic: 3, Bound: 3}))
+}
+
 func TestSummaryStatus(t *testing.T) {
 	hold := Verdict{Status: Holds}
 	for _, tc := range []struct {

@@ -20,6 +20,7 @@ import (
 
 const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
                    [--sweep-store DIR [--sweep-shard I/N]]
+implicitbias verify --faults [--only IDs] [--seed N] [--json]
 implicitbias verify --hunt ID --drop HYPOTHESIS [--seed N]
 
 Runs every registered catalog check on cases generated from the seed and
@@ -41,6 +42,11 @@ its bound, and how many negative controls the check caught.
                  with --sweep-store: compute only the sweep jobs with index ≡ I
                  (mod N); their entries report inconclusive until a run
                  without --sweep-shard finds every job in DIR (docs/ntk.md)
+  --faults       run every declared engine fault (package faults) against the
+                 claims it must break and print, per (fault, claim), the share
+                 of cases the check reported violated (--json: one object per
+                 pair, {"fault", "claim", "cases", "violated", "caught"});
+                 exit status 1 if a pair is caught in less than 95%
   --hunt ID      search the cases of one of ID's negative controls for a
                  counterexample to the claim, shrink it and print it
   --drop H       the hypothesis the hunt drops (a control's key; an unknown key
@@ -67,6 +73,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	sweepShard := fs.String("sweep-shard", "", "")
 	hunt := fs.String("hunt", "", "")
 	drop := fs.String("drop", "", "")
+	faultPower := fs.Bool("faults", false, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -106,6 +113,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *faultPower {
+		return runFaultPower(ctx, entries, *seed, budget, *asJSON, stdout, stderr)
+	}
 	prog := newProgress(stderr, len(entries))
 	results := runEntries(ctx, entries, properties.RunOptions{Seed: *seed, Budget: budget, Figures: *reportDir != ""}, prog)
 	prog.done()

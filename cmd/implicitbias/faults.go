@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/properties"
+)
+
+// runFaultPower is `verify --faults`: every declared (fault, claim) pair of
+// the selected entries, the share of the pair's cases its check reported
+// violated. Exit status 0 when every pair reaches faults.MinPower, 1
+// otherwise, 130 when interrupted (the finished pairs are printed).
+func runFaultPower(ctx context.Context, entries []properties.Entry, seed int64, b properties.Budget, asJSON bool, stdout, stderr io.Writer) int {
+	rows, err := properties.PowerTable(ctx, entries, seed, b)
+	interrupted := ctx.Err() != nil
+	if err != nil && !interrupted {
+		return fail(stderr, "verify", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return fail(stderr, "verify", err)
+			}
+		}
+	} else {
+		component := map[string]string{}
+		for _, f := range faults.Registry() {
+			component[f.Name] = f.Component
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "FAULT\tCOMPONENT\tCLAIM\tCASES\tVIOLATED\tCAUGHT\t")
+		for _, r := range rows {
+			mark := ""
+			if !r.OK() {
+				mark = fmt.Sprintf("below %.0f%%", 100*faults.MinPower)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f%%\t%s\n", r.Fault, component[r.Fault], r.Claim, r.Cases, r.Violated, 100*r.Caught, mark)
+		}
+		if err := tw.Flush(); err != nil {
+			return fail(stderr, "verify", err)
+		}
+		for _, r := range rows {
+			if !r.OK() {
+				fmt.Fprintf(stdout, "\n%s / %s: first miss: %s\n", r.Fault, r.Claim, r.Missed)
+			}
+		}
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "implicitbias verify: interrupted; %d pairs finished\n", len(rows))
+		return exitInterrupted
+	}
+	for _, r := range rows {
+		if !r.OK() {
+			return 1
+		}
+	}
+	return 0
+}
