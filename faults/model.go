@@ -10,6 +10,9 @@ type faultyModel struct {
 	models.Model
 	// gradScale multiplies the first block's gradient (0: untouched).
 	gradScale float64
+	// batchMean divides the batched gradient by the batch size when the
+	// batch has more than one sample (single-sample gradients stay right).
+	batchMean bool
 	// degreeShift is added to the declared degree (order and first block).
 	degreeShift float64
 	name        string
@@ -17,6 +20,11 @@ type faultyModel struct {
 
 func (m faultyModel) Backward(ws models.Workspace, theta, gOut, grad []float64) {
 	m.Model.Backward(ws, theta, gOut, grad)
+	if n := len(gOut) / m.Model.Out(); m.batchMean && n > 1 {
+		for i := range grad {
+			grad[i] /= float64(n)
+		}
+	}
 	if m.gradScale != 0 {
 		b := m.Model.Blocks()[0]
 		for i := b.Offset; i < b.Offset+b.Len; i++ {

@@ -53,6 +53,7 @@ func Registry() []Fault {
 				{Claim: "ZD-T6lin", Why: "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
 				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
+				{Claim: "XY-P2", Why: "the finite part's limit θ̃(w) minimizes the w-weighted loss on D_nonsep: the run lands on the uniform weights' minimizer"},
 			},
 			weights: ignoreWeights,
 		},
@@ -81,8 +82,17 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "ENG-grad", Why: "backprop disagrees with the finite differences of the same forward pass"},
 				{Claim: "LL-B4", Why: "⟨θ, −∇𝓛⟩ is off by the first block's share, so it is not L·ν"},
+				{Claim: "LL-C7", Why: "Gordan's test and the witness ⟨θ̃, ∇q_n⟩ = L·q_n > 0 use the backward pass: the witness identity fails"},
 			},
 			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{gradScale: 2}) },
+		},
+		{
+			Name: "backward-mean", Component: "model",
+			Effect: "the batched backward pass returns the gradient of the mean over the batch (÷N), single-sample gradients right",
+			Breaks: []Break{
+				{Claim: "LL-C8", Why: "Lemma C.8 ties the batched gradient ∇𝓛 to the per-sample gradients h_n: the identity is off by N"},
+			},
+			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{batchMean: true}) },
 		},
 		{
 			Name: "degree-plus-one", Component: "model",
@@ -90,6 +100,8 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "LL-B3", Why: "the Euler identity ⟨θ, ∇Φ⟩ = L·Φ fails with the declared L"},
 				{Claim: "LL-B3m", Why: "the first block's Euler identity fails with the declared k₁"},
+				{Claim: "LL-C7", Why: "the MFCQ witness identity ⟨θ̃, ∇q_n⟩ = L·q_n uses the declared L"},
+				{Claim: "LL-I1", Why: "γ̃ = g(log 1/𝓛)/ρ^L and the invariant curve's flow use the declared L"},
 			},
 			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{degreeShift: 1}) },
 		},

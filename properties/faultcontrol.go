@@ -8,6 +8,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // faultable is a case that can carry a planted engine fault (package
@@ -116,4 +117,24 @@ func (p Property) CaughtBy(v theorems.Verdict) bool {
 		return v.Status == theorems.Violated
 	}
 	return Caught(v)
+}
+
+// plant returns obj and opt with the fault called name planted (the
+// objective rebuilt on the fault's model and loss, its regularizer kept;
+// the reweighting or regularizer bug set; the optimizer wrapped). The
+// empty name returns them unchanged.
+func plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objective, train.Optimizer, error) {
+	f, err := faults.Lookup(name)
+	if err != nil || f.None() {
+		return obj, opt, err
+	}
+	m, l := f.Model(obj.Model), f.Loss(obj.Loss)
+	if m != obj.Model || l != obj.Loss {
+		reg := obj.Reg
+		if obj, err = train.NewObjective(m, l, obj.Data); err != nil {
+			return nil, nil, err
+		}
+		obj.Reg = reg
+	}
+	return f.Objective(obj), f.Optimizer(opt), nil
 }

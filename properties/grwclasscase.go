@@ -60,6 +60,13 @@ type ClassCase struct {
 
 func (c ClassCase) withFault(name string) any { c.Fault = name; return c }
 
+// faultActs: a reweighting fault acts on schemes whose weights are not
+// uniform (not on ERM).
+func (c ClassCase) faultActs(name string) bool {
+	f, err := faults.Lookup(name)
+	return err == nil && (f.Component != "reweighting" || c.Scheme != SchemeERM)
+}
+
 func (c ClassCase) n() int { return min(max(c.N, 2), 40) }
 func (c ClassCase) d() int {
 	if c.Indep {
@@ -380,7 +387,11 @@ type MultiCase struct {
 	Scheme int
 	Param  float64
 	Seed   uint64
+	// Fault names an engine fault planted in the run (package faults).
+	Fault string
 }
+
+func (c MultiCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c MultiCase) k() int { return min(max(c.K, 3), 6) }
 func (c MultiCase) n() int { return max(c.N, c.k()+1) }
@@ -388,7 +399,7 @@ func (c MultiCase) d() int { return max(c.D, 2) }
 
 // String describes the case.
 func (c MultiCase) String() string {
-	return fmt.Sprintf("K=%d n=%d d=%d scheme=%s(%.3g) seed=%d", c.k(), c.n(), c.d(), schemeNames[c.Scheme], c.Param, c.Seed)
+	return fmt.Sprintf("K=%d n=%d d=%d scheme=%s(%.3g) seed=%d", c.k(), c.n(), c.d(), schemeNames[c.Scheme], c.Param, c.Seed) + faultSuffix(c.Fault)
 }
 
 // Data draws the dataset (labels are class indices); every class appears,
@@ -459,10 +470,15 @@ func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajector
 	if poly {
 		l = newPairwisePoly()
 	}
-	obj, err := train.NewObjective(m, l, data)
+	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, nil, err
 	}
+	obj, err := train.NewObjective(f.Model(m), f.Loss(l), data)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.Objective(obj)
 	lr := classLR
 	if poly {
 		lr = 1 / float64(2*c.k())
@@ -471,7 +487,7 @@ func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajector
 	if err != nil {
 		return nil, nil, err
 	}
-	tr, err := grwRun(obj, gd, make([]float64, c.k()*data.D), w, steps, 1.5)
+	tr, err := grwRun(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5)
 	return data, tr, err
 }
 

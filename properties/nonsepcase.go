@@ -37,7 +37,11 @@ type NonSepCase struct {
 	// (soak seed 1795336113000100: θ̃(w) was 0.0099 from θ̃(1), below what
 	// a 2·10⁵-step run resolves).
 	Spread bool
+	// Fault names an engine fault planted in the run (package faults).
+	Fault string
 }
+
+func (c NonSepCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c NonSepCase) d() int { return max(c.D, 2) }
 func (c NonSepCase) k() int { return min(max(c.K, 1), c.d()-1) }
@@ -45,13 +49,13 @@ func (c NonSepCase) k() int { return min(max(c.K, 1), c.d()-1) }
 // String describes the case.
 func (c NonSepCase) String() string {
 	if c.Ref >= 0 {
-		return fmt.Sprintf("reference nonsep case %d", c.Ref)
+		return fmt.Sprintf("reference nonsep case %d", c.Ref) + faultSuffix(c.Fault)
 	}
 	spread := ""
 	if c.Spread {
 		spread = " pairs spread"
 	}
-	return fmt.Sprintf("d=%d nonsep-dim=%d n_sep=%d M=%.3g%s seed=%d", c.d(), c.k(), max(c.NSep, 1), math.Exp(c.LogM), spread, c.Seed)
+	return fmt.Sprintf("d=%d nonsep-dim=%d n_sep=%d M=%.3g%s seed=%d", c.d(), c.k(), max(c.NSep, 1), math.Exp(c.LogM), spread, c.Seed) + faultSuffix(c.Fault)
 }
 
 // Build returns the data and the weights.
@@ -133,7 +137,11 @@ func (c NonSepCase) Run(steps int) (*dataset.Dataset, []float64, *train.Trajecto
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tr, err := grwRun(obj, gd, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5)
+	obj, opt, err := plant(c.Fault, obj, gd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr, err := grwRun(obj, opt, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5)
 	return ds, w, tr, err
 }
 

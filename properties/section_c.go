@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -328,13 +329,17 @@ type HatPoint struct {
 	L   int     // index into hatOrders
 	R   float64 // r ∈ [0.05, 0.9]
 	Rho float64 // log₁₀ ρ ∈ [−1, 1]
+	// Fault names an engine fault planted in the hat model (package faults).
+	Fault string
 }
+
+func (h HatPoint) withFault(name string) any { h.Fault = name; return h }
 
 var hatOrders = []float64{0.5, 1, 2, 3}
 
 // String describes the point.
 func (h HatPoint) String() string {
-	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[pick(h.L, len(hatOrders))], h.R, math.Pow(10, h.Rho))
+	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[pick(h.L, len(hatOrders))], h.R, math.Pow(10, h.Rho)) + faultSuffix(h.Fault)
 }
 
 // theta returns θ = ρ(r cos φ, r sin φ, √(1 − r²)) with φ = 1/(1 − r²).
@@ -360,7 +365,11 @@ func hatProperty(name string, variant models.HatVariant) Property {
 		if err != nil {
 			return theorems.Assumption("%v", err)
 		}
-		return theorems.MexicanHatFlow(m, h.theta(), 1)
+		f, err := faults.Lookup(h.Fault)
+		if err != nil {
+			return theorems.Assumption("%v", err)
+		}
+		return theorems.MexicanHatFlow(f.Model(m), h.theta(), 1)
 	}}
 }
 
