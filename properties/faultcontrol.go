@@ -52,6 +52,7 @@ func withFault(g gopter.Gen, name string) gopter.Gen {
 		}
 		shrinker := r.Shrinker
 		out := gopter.NewGenResult(set(v), gopter.NoShrinker)
+		out.Sieve = r.Sieve // the fault's scope (faultScoped) holds for shrunk cases too
 		if shrinker != nil {
 			out.Shrinker = func(v any) gopter.Shrink {
 				next := shrinker(v)

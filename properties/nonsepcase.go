@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/fixtures"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -41,7 +42,18 @@ type NonSepCase struct {
 	Fault string
 }
 
-func (c NonSepCase) withFault(name string) any { c.Fault = name; return c }
+// withFault plants the fault; a reweighting fault also spreads each
+// D_nonsep pair's weights to M' and 1/M' (Spread), so that the finite part
+// of the right weights lies at least log 2 from the uniform weights' one
+// along each pair: with random weights a pair's two can nearly agree and a
+// run that ignored them would land within what it resolves.
+func (c NonSepCase) withFault(name string) any {
+	c.Fault = name
+	if f, err := faults.Lookup(name); err == nil && f.Component == "reweighting" {
+		c.Spread = true
+	}
+	return c
+}
 
 func (c NonSepCase) d() int { return max(c.D, 2) }
 func (c NonSepCase) k() int { return min(max(c.K, 1), c.d()-1) }

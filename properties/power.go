@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/implicitbias/implicitbias/faults"
-	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // PowerRow is one declared (fault, claim) pair measured: how many of the
@@ -41,8 +40,9 @@ func (e Entry) controlCases(b Budget) int {
 }
 
 // MeasurePower runs the fault control of the pair (fault, e.ID) on the
-// entry's control count of cases drawn from seed (the cases a claim test
-// draws, with the fault planted) and counts the violated ones. Every case
+// entry's control count of cases, the cases verify's run of that control
+// draws at seed (a claim's cases with the fault planted), and counts the
+// violated ones. Every case
 // drawn counts: an inconclusive or assumption-failed case is a miss.
 func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budget) (PowerRow, error) {
 	row := PowerRow{Fault: fault, Claim: e.ID}
@@ -50,9 +50,10 @@ func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budg
 		return row, err
 	}
 	var p *Property
+	index := 0
 	for i := range e.Controls {
 		if e.Controls[i].Fault == fault {
-			p = &e.Controls[i]
+			p, index = &e.Controls[i], i
 			break
 		}
 	}
@@ -60,20 +61,21 @@ func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budg
 		return row, fmt.Errorf("%s has no claim whose cases accept fault %s", e.ID, fault)
 	}
 	row.Property = p.Name
-	for _, c := range Sample(p.Gen, seed, e.controlCases(b)) {
-		if err := ctx.Err(); err != nil {
-			return row, err
-		}
-		v := p.Check(c)
-		row.Cases++
-		if v.Status == theorems.Violated {
-			row.Violated++
-		} else if row.Missed == "" {
-			row.Missed = fmt.Sprintf("%v gave %s", c, v)
-		}
+	// The run verify makes of this control (RunContext): the same seed,
+	// the same rule.
+	o := Decide(ctx, e.ID, *p, seed+int64(1000+index), e.controlCases(b), p.CaughtBy, true)
+	if o.Interrupted {
+		return row, ctx.Err()
 	}
+	row.Cases, row.Violated = o.Summary.Cases, o.Summary.Violated
 	if row.Cases > 0 {
 		row.Caught = float64(row.Violated) / float64(row.Cases)
+	}
+	if row.Violated < row.Cases {
+		row.Missed = o.Failed
+		if row.Missed == "" {
+			row.Missed = fmt.Sprintf("%v (within the %d misses allowed)", o.Summary.Worst, o.MissesAllowed)
+		}
 	}
 	return row, nil
 }

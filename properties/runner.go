@@ -3,10 +3,12 @@ package properties
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 
 	"github.com/leanovate/gopter"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -23,7 +25,11 @@ import (
 //     that the counts mean the same in both tools, and the first failing
 //     case is then shrunk (a shrunk candidate is kept while it still fails).
 //
-// A conjecture's claims are reported, not asserted: every case is counted
+// A fault control (Property.Fault: an engine fault planted in a claim's
+// cases) measures power instead: every case drawn counts, none is
+// replaced, and only violated is a catch; it passes when at least
+// faults.MinPower of its n cases were violated (Outcome.Misses). A
+// conjecture's claims are reported, not asserted: every case is counted
 // and nothing is shrunk.
 
 // Outcome is the result of one property run.
@@ -42,6 +48,9 @@ type Outcome struct {
 	Verdict theorems.Verdict
 	// Interrupted reports a run stopped by ctx.
 	Interrupted bool
+	// Misses counts, for a fault control, the cases not reported violated;
+	// MissesAllowed is ⌊(1 − faults.MinPower)·n⌋.
+	Misses, MissesAllowed int
 }
 
 // Passed reports that n cases decided and every one was wanted.
@@ -59,6 +68,11 @@ const maxShrinks = 1000
 // counts (a conjecture): no case fails and nothing is shrunk.
 func Decide(ctx context.Context, id string, p Property, seed int64, n int, want func(theorems.Verdict) bool, report bool) Outcome {
 	o := Outcome{Summary: theorems.Summary{ID: id}, Allowance: DiscardAllowance(n, p.Undecided)}
+	power := p.Fault != ""
+	if power {
+		o.Allowance = 0
+		o.MissesAllowed = int(math.Floor((1-faults.MinPower)*float64(n) + 1e-9))
+	}
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(seed))
 	type failure struct {
@@ -88,6 +102,15 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 		misses = 0
 		ver := p.Check(v)
 		o.Summary.Add(ver, fmt.Sprint(v))
+		if power {
+			decided++
+			if !want(ver) {
+				if o.Misses++; first == nil {
+					first = &failure{res, v, ver}
+				}
+			}
+			continue
+		}
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {
 				o.GaveUp = true
@@ -101,7 +124,7 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 			first = &failure{res, v, ver}
 		}
 	}
-	if first == nil {
+	if first == nil || power && o.Misses <= o.MissesAllowed {
 		return o
 	}
 	v, ver, shrinks := first.v, first.ver, 0
@@ -111,6 +134,9 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 			w, ok := next()
 			if !ok {
 				break
+			}
+			if first.res.Sieve != nil && !first.res.Sieve(w) {
+				continue // outside the generator's filter (a fault's scope)
 			}
 			if wv := p.Check(w); wv.Status != theorems.Inconclusive && !want(wv) {
 				v, ver = w, wv
