@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -117,6 +119,8 @@ type ConvexCase struct {
 	LogMu    float64 // log₁₀ μ ∈ [−2, 0]
 	StepFrac float64 // ηL: (0, 1] for the claim, > 2 for the control
 	Seed     uint64
+	// Fault names an engine fault planted in the run (package faults).
+	Fault string
 }
 
 func (c ConvexCase) String() string {
@@ -124,12 +128,32 @@ func (c ConvexCase) String() string {
 	if c.Logistic {
 		loss = "logistic"
 	}
-	return fmt.Sprintf("%s n=%d d=%d μ=%.3g ηL=%.3g seed=%d", loss, c.N, c.D, math.Pow(10, c.LogMu), c.StepFrac, c.Seed)
+	return fmt.Sprintf("%s n=%d d=%d μ=%.3g ηL=%.3g seed=%d", loss, c.N, c.D, math.Pow(10, c.LogMu), c.StepFrac, c.Seed) + faultSuffix(c.Fault)
+}
+
+func (c ConvexCase) withFault(name string) any { c.Fault = name; return c }
+
+// faultActs: f′'s branch fault acts on the margin (logistic) loss only,
+// heavy ball's on heavy ball (never: the runs are GD); the weights are
+// never uniform and the regularizer's centre never 0.
+func (c ConvexCase) faultActs(name string) bool {
+	switch name {
+	case "fprime-branch":
+		return c.Logistic
+	case "momentum-misindexed":
+		return false
+	}
+	return true
 }
 
 // convexSteps is T of ZD-T10's runs: long enough for the O(1/T) bound to
-// become tight where it can, short enough for the quick budget.
-const convexSteps = 300
+// become tight where it can, and for a run that is not GD on f to settle
+// near its wrong limit, where the proof's per-step inequality fails (at
+// 300 steps the slowest cases — ηL ≈ 0.05, μ ≈ 0.01 — had not, and a
+// wrong regularizer gradient or a dropped sample was caught on 17–19 of
+// 20 cases; at 1000, on 24–25 of 25 at seeds 1–3); short enough for the
+// quick budget (≈ 0.15 s for the claim's 100 cases).
+const convexSteps = 1000
 
 // Run trains the case and returns the check's input.
 func (c ConvexCase) Run() (theorems.GDRateCase, error) {
@@ -196,15 +220,20 @@ func (c ConvexCase) Run() (theorems.GDRateCase, error) {
 	}
 	L := lmax + mu
 	eta := c.StepFrac / L
+	fault, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return theorems.GDRateCase{}, err
+	}
 	model, err := models.NewLinear(d, 1)
 	if err != nil {
 		return theorems.GDRateCase{}, err
 	}
-	obj, err := train.NewObjective(model, loss, ds)
+	obj, err := train.NewObjective(fault.Model(model), fault.Loss(loss), ds)
 	if err != nil {
 		return theorems.GDRateCase{}, err
 	}
 	obj.Reg = train.L2{Mu: mu, Theta0: center}
+	fault.Objective(obj) // before SetWeights: a reweighting fault rewrites them there
 	if err := obj.SetWeights(q); err != nil {
 		return theorems.GDRateCase{}, err
 	}
@@ -213,16 +242,41 @@ func (c ConvexCase) Run() (theorems.GDRateCase, error) {
 		return theorems.GDRateCase{}, err
 	}
 	theta := make([]float64, d)
-	tr, err := train.Run(obj, gd, theta, train.Config{Steps: convexSteps})
-	if err != nil {
+	tr, err := train.Run(obj, fault.Optimizer(gd), theta, train.Config{Steps: convexSteps, KeepTheta: true})
+	diverged := errors.Is(err, train.ErrNonFinite) && tr != nil && len(tr.Records) > 0
+	if err != nil && !diverged {
 		return theorems.GDRateCase{}, err
 	}
+	// f(x_t) is computed here from the recorded iterates, not read from the
+	// engine's log 𝓛: an objective that evaluates itself wrongly (weights
+	// applied wrongly) would otherwise report the values of another f.
 	f := make([]float64, len(tr.Records))
+	distSq := make([]float64, len(tr.Records))
+	steps := make([]float64, len(tr.Records)-1)
 	for i, rec := range tr.Records {
-		f[i] = math.Exp(rec.LogObjective)
+		f[i] = convexValue(ds, q, center, mu, c.Logistic, rec.Theta)
+		distSq[i] = dist(rec.Theta, xstar)
+		distSq[i] *= distSq[i]
+		if i > 0 {
+			steps[i-1] = dist(rec.Theta, tr.Records[i-1].Theta)
+		}
 	}
-	return theorems.GDRateCase{F: f, FStar: fstar, Dist0Sq: floats.Dot(xstar, xstar), Eta: eta, L: L, Terms: n + d}, nil
+	if diverged {
+		// The iterate after the last record overflowed: f = ∞ there.
+		inf := math.Inf(1)
+		f, distSq, steps = append(f, inf), append(distSq, inf), append(steps, inf)
+	}
+	return theorems.GDRateCase{F: f, FStar: fstar, Dist0Sq: floats.Dot(xstar, xstar), Eta: eta, L: L, Terms: n + d,
+		DistSq: distSq, StepNorm: steps, XStarError: convexXStarError * (1 + floats.Norm(xstar, 2)), D: d}, nil
 }
+
+// convexXStarError bounds ‖x̂* − x*‖/(1 + ‖x*‖) for the computed minimizer:
+// the quadratic's is a Cholesky solve of XᵀQX + μI with κ ≤ (λ_max + μ)/μ
+// ≲ 1e3 for the generated cases (relative error ≲ d·κ·ε ≈ 1e-12); the
+// logistic Newton stops at λ² ≤ 1e-28(1 + |F|), so ‖x̂* − x*‖ ≤ λ/√μ
+// ≤ 1e-13 for μ ≥ 0.01 and |F| ≤ 100 (numerics.LogisticRidge). 1e-10
+// leaves a factor 100.
+const convexXStarError = 1e-10
 
 // GenConvex generates ZD-T10 cases with ηL in the given range; logistic
 // selects regularized logistic regression instead of quadratics (both
@@ -243,4 +297,25 @@ func GenConvex(stepLo, stepHi float64, quadratic, logistic bool) gopter.Gen {
 		"StepFrac": gen.Float64Range(stepLo, stepHi),
 		"Seed":     gen.UInt64(),
 	})
+}
+
+// convexValue returns f(θ) = Σ_i q_i ℓ(⟨θ, x_i⟩; y_i) + (μ/2)‖θ − c‖² in
+// plain code: ℓ = ½(s − y)², or log(1 + e^{−ys}) =
+// max(−m, 0) + log1p(e^{−|m|}) with m = ys for the logistic loss.
+func convexValue(ds *dataset.Dataset, q, center []float64, mu float64, logistic bool, theta []float64) float64 {
+	var f float64
+	for i := 0; i < ds.N; i++ {
+		s := floats.Dot(ds.Row(i), theta)
+		if logistic {
+			m := ds.Y[i] * s
+			f += q[i] * (math.Max(-m, 0) + math.Log1p(math.Exp(-math.Abs(m))))
+		} else {
+			f += q[i] * 0.5 * (s - ds.Y[i]) * (s - ds.Y[i])
+		}
+	}
+	var reg float64
+	for j := range theta {
+		reg += (theta[j] - center[j]) * (theta[j] - center[j])
+	}
+	return f + 0.5*mu*reg
 }

@@ -85,9 +85,16 @@ func (c RegressionCase) String() string {
 
 func (c RegressionCase) withFault(name string) any { c.Fault = name; return c }
 
-// faultActs: heavy ball's fault acts on heavy-ball runs only.
+// faultActs: heavy ball's fault acts on heavy-ball runs only, a
+// reweighting fault on the cases whose first weights it changes (ignoring
+// or squaring uniform weights — ERM, IW with equal groups, Group DRO with
+// one group — does nothing).
 func (c RegressionCase) faultActs(name string) bool {
-	return name != "momentum-misindexed" || c.Opt == OptMomentum
+	if name == "momentum-misindexed" {
+		return c.Opt == OptMomentum
+	}
+	q, err := c.firstWeights()
+	return err == nil && weightFaultActs(name, q)
 }
 
 // Problem draws the data (groups included) and θ₀.
@@ -272,16 +279,31 @@ const (
 )
 
 func (c RegressionCase) optimizer(ds *dataset.Dataset) (train.Optimizer, error) {
+	opt, _, _, err := c.optimizerStep(ds, 0)
+	return opt, err
+}
+
+// optimizerStep returns the case's optimizer with its step η and heavy-ball
+// β (β = 0 for GD; η = 0 for Adam, whose steps no replay models); lr > 0
+// replaces GD's step.
+func (c RegressionCase) optimizerStep(ds *dataset.Dataset, lr float64) (opt train.Optimizer, eta, beta float64, err error) {
 	lm := lambdaMax(ds)
 	switch c.Opt {
 	case OptGD:
-		return train.NewGD(1 / lm)
+		eta = 1 / lm
+		if lr > 0 {
+			eta = lr
+		}
+		opt, err = train.NewGD(eta)
+		return opt, eta, 0, err
 	case OptMomentum:
-		return train.NewMomentum(0.5/lm, momentumBeta)
+		opt, err = train.NewMomentum(0.5/lm, momentumBeta)
+		return opt, 0.5 / lm, momentumBeta, err
 	case OptAdam:
-		return train.NewAdam(adamLR, 0, 0, adamEpsilon)
+		opt, err = train.NewAdam(adamLR, 0, 0, adamEpsilon)
+		return opt, 0, 0, err
 	}
-	return nil, fmt.Errorf("unknown optimizer %d", c.Opt)
+	return nil, 0, 0, fmt.Errorf("unknown optimizer %d", c.Opt)
 }
 
 // watched wraps an optimizer and calls after(t, θ_t) after every step; an
@@ -309,8 +331,13 @@ func (w *watched) Reset(p int) {
 }
 
 // errConverged ends a run early: the residual is far enough below what a
-// check can resolve.
-var errConverged = errors.New("converged")
+// check can resolve. errNotReplayed ends it once its first steps were not
+// GD on the recorded weights (RegressionRun.Replay): nothing later in the
+// run can be trusted.
+var (
+	errConverged   = errors.New("converged")
+	errNotReplayed = errors.New("first steps not replayed")
+)
 
 // RegressionRun is a finished run of a case.
 type RegressionRun struct {
@@ -324,6 +351,12 @@ type RegressionRun struct {
 	// Converged reports that a stopping rule (stopAtInterpolation,
 	// stationaryEvery) ended the run before maxSteps.
 	Converged bool
+	// Replay is theorems.WeightsActed on the first replaySteps steps (nil
+	// when not asked for, or for Adam); a violated replay ended the run.
+	Replay *theorems.Verdict
+	// Rate holds η and the extremes of the weights of every step taken
+	// (GD runs with rate set; nil otherwise).
+	Rate *theorems.GRWRate
 }
 
 // runOptions say what a run records and when it stops.
@@ -342,6 +375,12 @@ type runOptions struct {
 	// stationaryEvery keeps θ every k steps as Prev and stops once
 	// ‖θ_t − θ_{t−k}‖ ≤ StationaryShare·RegularizedLimitBound·‖θ_t‖/10.
 	stationaryEvery int
+	// replaySteps > 0 records θ_0…θ_K and the scheme's q^{(0)}…q^{(K−1)}
+	// (K = replaySteps) and replays them (theorems.WeightsActed) for GD and
+	// heavy ball; rate records the extremes of q^{(t)} at every step for
+	// GD's computed rate (theorems.GRWRate).
+	replaySteps int
+	rate        bool
 }
 
 // Run trains the case's linear model on the squared loss from θ₀ with its
@@ -379,15 +418,26 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 			return nil, err
 		}
 	}
-	opt, err := c.optimizer(ds)
-	if o.lr > 0 && c.Opt == OptGD {
-		opt, err = train.NewGD(o.lr)
-	}
+	opt, eta, beta, err := c.optimizerStep(ds, o.lr)
 	if err != nil {
 		return nil, err
 	}
 	opt = f.Optimizer(opt)
 	run := &RegressionRun{Case: rc}
+	var tap *weightTap
+	var thetas [][]float64
+	replay := o.replaySteps > 0 && eta > 0
+	if replay || (o.rate && c.Opt == OptGD) {
+		tap = &weightTap{Weighting: w, extremes: o.rate && c.Opt == OptGD}
+		if replay {
+			tap.keep = o.replaySteps
+			thetas = append(thetas, append([]float64(nil), theta0...))
+		}
+		if tap.extremes {
+			tap.qmin, tap.qmax = make([]float64, 0, o.maxSteps+1), make([]float64, 0, o.maxSteps+1)
+		}
+		w = tap
+	}
 	var stopAt float64
 	if o.stopAtInterpolation {
 		star, err := rc.Interpolator()
@@ -407,6 +457,16 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		run.Risks = append(run.Risks, rc.Risk(theta0))
 	}
 	wo := &watched{Optimizer: opt, after: func(t int, theta []float64) error {
+		if replay && t <= o.replaySteps {
+			thetas = append(thetas, append([]float64(nil), theta...))
+			if t == o.replaySteps {
+				v := theorems.WeightsActed(theorems.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first})
+				run.Replay = &v
+				if v.Status == theorems.Violated {
+					return errNotReplayed
+				}
+			}
+		}
 		if run.Span != nil {
 			run.Span.Observe(t, theta)
 		}
@@ -433,11 +493,27 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		every = o.keepWeightsEvery
 	}
 	tr, err := train.Run(obj, wo, theta, train.Config{Steps: o.maxSteps, Every: every, Weighting: w, KeepWeights: o.keepWeightsEvery > 0})
-	if err != nil && !errors.Is(err, errConverged) {
-		return nil, err
+	if replay && run.Replay == nil && len(thetas) >= 2 {
+		// The run ended (converged or diverged) before replaySteps steps:
+		// replay the steps it took.
+		k := len(thetas) - 1
+		v := theorems.WeightsActed(theorems.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first[:k]})
+		run.Replay = &v
+	}
+	if err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errNotReplayed) {
+		if run.Replay == nil || run.Replay.Status != theorems.Violated {
+			return nil, err
+		}
+		// Diverged after steps that were not GD on the recorded weights:
+		// the replay's verdict stands.
 	}
 	run.Theta, run.Steps, run.Traj = theta, wo.t, tr
 	run.Converged = errors.Is(err, errConverged)
+	if tap != nil && tap.extremes {
+		// Update ran at t = 0…T−1 and, when the budget ended the run, at T.
+		k := min(run.Steps, len(tap.qmin))
+		run.Rate = &theorems.GRWRate{Eta: eta, QMin: tap.qmin[:k], QMax: tap.qmax[:k]}
+	}
 	return run, nil
 }
 

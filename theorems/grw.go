@@ -159,11 +159,37 @@ func Interpolator(c RegressionCase, theta []float64) Verdict {
 	return r.interpolator(theta)
 }
 
-func (r *regression) interpolator(theta []float64) Verdict {
+// InterpolatorAtRate is Interpolator on a GD run whose weights are known
+// (GRWRun): a run whose residual is still visible at the end of its budget
+// is decided by the computed rate (grwrate.go) instead of being
+// inconclusive: violated when ‖P_span(θ_T − θ*)‖ is above what GD on the
+// recorded weights allows after T steps, inconclusive only when the rate
+// itself does not reach the precision of the check within T steps.
+func InterpolatorAtRate(run GRWRun) Verdict {
+	r, v := run.Case.prepare()
+	if v != nil {
+		return *v
+	}
+	if len(run.Theta) != run.Case.D {
+		return invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
+	}
+	return r.interpolatorAt(run.Theta, &run.Rate)
+}
+
+func (r *regression) interpolator(theta []float64) Verdict { return r.interpolatorAt(theta, nil) }
+
+func (r *regression) interpolatorAt(theta []float64, rate *GRWRate) Verdict {
 	nstar := floats.Norm(r.star, 2)
 	inSpan := r.residualNorm(theta) / r.span.SMin
-	if inSpan > InterpolatorResidualShare*InterpolatorBound*nstar {
-		return Undecided("risk has not gone to 0 within the budget: ‖Xθ − y‖/σ_min = %.3g, need ≤ %.3g", inSpan, InterpolatorResidualShare*InterpolatorBound*nstar)
+	if need := InterpolatorResidualShare * InterpolatorBound * nstar; inSpan > need || math.IsNaN(inSpan) {
+		if rate != nil {
+			v, decided := r.rateVerdict(theta, *rate)
+			if decided {
+				return v
+			}
+			return Undecided("risk has not gone to 0 within the budget: ‖Xθ − y‖/σ_min = %.3g, need ≤ %.3g; within the computed rate %.3g after %d steps", inSpan, need, v.Bound, len(rate.QMin))
+		}
+		return Undecided("risk has not gone to 0 within the budget: ‖Xθ − y‖/σ_min = %.3g, need ≤ %.3g", inSpan, need)
 	}
 	d := relDist(theta, r.star)
 	diff := make([]float64, len(theta))
@@ -225,12 +251,17 @@ func (m *SpanMonitor) Verdict() Verdict {
 // RiskVanishes checks ZD-T2 (Thm 2) on the ERM training risks R̂(θ_t)
 // recorded at equally spaced steps (risks[0] at θ₀): under Assumption 1
 // with a small step the risk goes to 0. It holds when R̂_T/R̂_0 ≤
-// RiskVanishBound. It is violated when the risk has stalled far above
-// that — it did not even halve over the second half of the run, where
-// Thm 2's proof (ZD eq. 40) makes it contract geometrically at a rate the
-// generated cases' budgets resolve many times over. In between the budget
-// ran out (inconclusive).
-func RiskVanishes(risks []float64) Verdict {
+// RiskVanishBound. Otherwise, with the run's end and weights (run not nil),
+// it is violated when ‖P_span(θ_T − θ*)‖ is above the computed rate
+// ‖θ₀ − θ*‖·Π_t c_t plus rounding (grwrate.go; ZD eq. 31 step by step): the
+// risk is then higher than GD on the weights the scheme wrote can leave it.
+// It is also violated when the risk has stalled — it did not even halve
+// over the second half of the run, where Thm 2's proof (ZD eq. 40) makes
+// it contract geometrically (this is what a scheme that breaks
+// Assumption 1 shows: its recorded q_min^{(t)} → 0, so the computed rate
+// stops contracting and cannot decide it). In between the budget ran out
+// (inconclusive).
+func RiskVanishes(risks []float64, run *GRWRun) Verdict {
 	if len(risks) < 3 {
 		return invalid(fmt.Errorf("theorems: ZD-T2 needs at least 3 recorded risks, got %d", len(risks)))
 	}
@@ -248,10 +279,26 @@ func RiskVanishes(risks []float64) Verdict {
 	if ratio <= RiskVanishBound {
 		return Compare(ratio, RiskVanishBound, detail)
 	}
-	if rT > rH/2 {
-		return Compare(ratio, RiskVanishBound, "risk stalled, not going to 0: "+detail)
+	rate := ""
+	if run != nil {
+		r, bad := run.Case.prepare()
+		if bad != nil {
+			return *bad
+		}
+		if len(run.Theta) != run.Case.D {
+			return invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
+		}
+		v, decided := r.rateVerdict(run.Theta, run.Rate)
+		if decided {
+			v.Detail = v.Detail + "; " + detail
+			return v
+		}
+		rate = fmt.Sprintf("; ‖P_span(θ_T − θ*)‖ = %.3g within the computed rate %.3g", v.Statistic, v.Bound)
 	}
-	return Undecided("risk still falling when the budget ran out: %s", detail)
+	if rT > rH/2 {
+		return Compare(ratio, RiskVanishBound, "risk stalled, not going to 0: "+detail+rate)
+	}
+	return Undecided("risk still falling when the budget ran out: %s%s", detail, rate)
 }
 
 // WeightsConverge checks ZD-GDRO: the GRW weights q^{(t)} recorded at

@@ -50,17 +50,17 @@ func TestRiskVanishesDecisions(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, Holds, RiskVanishes(geo(0.5, 100)).Status)
-	assert.Equal(t, Inconclusive, RiskVanishes(geo(0.9, 100)).Status) // 0.9^99 ≈ 3e-5
+	assert.Equal(t, Holds, RiskVanishes(geo(0.5, 100), nil).Status)
+	assert.Equal(t, Inconclusive, RiskVanishes(geo(0.9, 100), nil).Status) // 0.9^99 ≈ 3e-5
 	stalled := geo(0.5, 100)
 	for i := 10; i < 100; i++ {
 		stalled[i] = 0.01
 	}
-	v := RiskVanishes(stalled)
+	v := RiskVanishes(stalled, nil)
 	assert.Equal(t, Violated, v.Status)
 	assert.Contains(t, v.Detail, "stalled")
-	assert.Equal(t, Violated, RiskVanishes([]float64{1, math.NaN(), 1}).Status)
-	assert.Equal(t, Inconclusive, RiskVanishes([]float64{0, 0, 0}).Status)
+	assert.Equal(t, Violated, RiskVanishes([]float64{1, math.NaN(), 1}, nil).Status)
+	assert.Equal(t, Inconclusive, RiskVanishes([]float64{0, 0, 0}, nil).Status)
 }
 
 func TestWeightsConvergeDecisions(t *testing.T) {
@@ -125,6 +125,43 @@ func TestGDRateDecisions(t *testing.T) {
 	assert.Greater(t, v.Statistic, v.Bound)
 	// A hypothetical run that breaks the bound with η ≤ 1/L is violated.
 	assert.Equal(t, Violated, GDRate(GDRateCase{F: []float64{0.5, 0.4, 0.4, 0.4}, Dist0Sq: 1, Eta: 1, L: 1, Terms: 1}).Status)
+}
+
+// The proof's per-step inequality f(x_{t+1}) − f* ≤ (‖x_t − x*‖² −
+// ‖x_{t+1} − x*‖²)/(2η) on f(x) = x²/2 (x* = 0, L = 1), η = ½, x₀ = 1: GD
+// holds it; iterates that descend another function, ½(x − 0.2)², settle at
+// 0.2, where f − f* = 0.02 while ‖x_t − x*‖² stops falling: violated
+// long before the O(1/T) bound notices (ηT/‖x₀ − x*‖² · 0.02 < 1 until
+// T = 100).
+func TestGDRateStepInequality(t *testing.T) {
+	run := func(target float64, T int) GDRateCase {
+		c := GDRateCase{Dist0Sq: 1, Eta: 0.5, L: 1, Terms: 1, D: 1}
+		x := 1.0
+		for k := 0; k <= T; k++ {
+			c.F = append(c.F, x*x/2)
+			c.DistSq = append(c.DistSq, x*x)
+			if k < T {
+				next := x - 0.5*(x-target)
+				c.StepNorm = append(c.StepNorm, math.Abs(next-x))
+				x = next
+			}
+		}
+		return c
+	}
+	v := GDRate(run(0, 60))
+	assert.Equal(t, Holds, v.Status, "%v", v)
+	assert.Contains(t, v.Detail, "per-step inequality")
+	v = GDRate(run(0.2, 60))
+	assert.Equal(t, Violated, v.Status, "%v", v)
+	assert.Contains(t, v.Detail, "not GD on f")
+	// Without the distances only the O(1/T) bound is checked: it holds.
+	c := run(0.2, 60)
+	c.DistSq, c.StepNorm = nil, nil
+	assert.Equal(t, Holds, GDRate(c).Status)
+	// Shapes.
+	c = run(0, 5)
+	c.StepNorm = c.StepNorm[:2]
+	assert.Equal(t, AssumptionFailed, GDRate(c).Status)
 }
 
 func TestRegularizedGapDecisions(t *testing.T) {
