@@ -19,6 +19,7 @@ func Registry() []Fault {
 				{Claim: "XY-P1", Why: "as LL-lin, for every importance weighting"},
 				{Claim: "ZD-span", Why: "a step along e₀ leaves span{x_i}"},
 				{Claim: "ZD-T1", Why: "the iterates leave span{x_i}, so the limit is another interpolator than θ₀'s projection"},
+				{Claim: "ZD-T6lin", Why: "the stationary point of the preconditioned step is not the regularized problem's minimizer"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return preconditioned{wrapped{o}, 3} },
 		},
@@ -27,13 +28,17 @@ func Registry() []Fault {
 			Effect: "the step is −η·Dir: the factor e^{log 𝓛} is dropped when leaving log domain (normalized GD)",
 			Breaks: []Break{
 				{Claim: "ZD-T2", Why: "steps of fixed length η never shrink, so the squared risk stalls at a level set by η instead of vanishing"},
-				{Claim: "ZD-T1", Why: "the run never settles at the interpolator"},
+				{Claim: "ZD-T1", Why: "the run never settles at the interpolator: it stays above the computed contraction bound"},
+				{Claim: "ZD-GDRO", Why: "fixed-length steps keep the group losses oscillating, so Group DRO's weights never settle"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return unscaled{wrapped{o}} },
 		},
 		{
 			Name: "stale-gradient", Component: "optimizer",
 			Effect: "every step uses the previous step's gradient direction (an off-by-one in the gradient buffer)",
+			Breaks: []Break{
+				{Claim: "ZD-T1", Why: "the first steps disagree with GD replayed from the recorded iterates and weights"},
+			},
 			optimizer: func(o train.Optimizer) train.Optimizer {
 				return &stale{wrapped: wrapped{o}}
 			},
@@ -51,6 +56,7 @@ func Registry() []Fault {
 			Effect: "the objective applies uniform weights whatever the scheme wrote (every GRW runs as ERM)",
 			Breaks: []Break{
 				{Claim: "ZD-T6lin", Why: "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
+				{Claim: "ZD-T1", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
 				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
 				{Claim: "XY-P2", Why: "the finite part's limit θ̃(w) minimizes the w-weighted loss on D_nonsep: the run lands on the uniform weights' minimizer"},
@@ -62,6 +68,7 @@ func Registry() []Fault {
 			Effect: "the objective applies q_i² (rescaled) instead of q_i",
 			Breaks: []Break{
 				{Claim: "ZD-T6lin", Why: "the regularized limit depends on Q: the run lands on Q²'s"},
+				{Claim: "ZD-T1", Why: "GD replayed from the recorded weights disagrees with the run's first steps"},
 				{Claim: "ZD-T7", Why: "the run settles at the offset of q², not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
 			},
@@ -73,6 +80,9 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "ZD-T2", Why: "sample 0 is never fitted: the risk stalls at its loss"},
 				{Claim: "ZD-T1", Why: "the run interpolates the other samples only"},
+				{Claim: "ZD-T6lin", Why: "the regularized limit depends on q_0"},
+				{Claim: "ZD-T10", Why: "the objective minimized is not f: f(x_T) stays above the rate bound"},
+				{Claim: "ZD-GDRO", Why: "a group that is never fitted keeps its loss, and the Group DRO weights keep moving toward it"},
 			},
 			weights: dropFirst,
 		},
@@ -110,6 +120,7 @@ func Registry() []Fault {
 			Effect: "the margin loss's f′ is doubled on its q > 0 branch while f is right",
 			Breaks: []Break{
 				{Claim: "ENG-grad", On: "log 𝓛", Why: "the gradient of log 𝓛 disagrees with its finite differences at separated samples"},
+				{Claim: "ZD-T10", Why: "the regularized logistic cases step along a gradient that is not f's: the per-step descent inequality fails"},
 			},
 			loss: withBranchFPrime,
 		},
