@@ -30,6 +30,7 @@ func Registry() []Fault {
 				{Claim: "ZD-T2", Why: "steps of fixed length η never shrink, so the squared risk stalls at a level set by η instead of vanishing"},
 				{Claim: "ZD-T1", Why: "the run never settles at the interpolator: it stays above the computed contraction bound"},
 				{Claim: "ZD-GDRO", Why: "fixed-length steps keep the group losses oscillating, so Group DRO's weights never settle"},
+				{Claim: "ZD-F1", Why: "on the digits too the runs stay above the computed contraction bound"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return unscaled{wrapped{o}} },
 		},
@@ -57,6 +58,7 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "ZD-T6lin", Why: "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
 				{Claim: "ZD-T1", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
+				{Claim: "ZD-F1", Why: "IW and Group DRO on the digits: GD replayed from the recorded weights disagrees with the runs' first steps"},
 				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
 				{Claim: "XY-P2", Why: "the finite part's limit θ̃(w) minimizes the w-weighted loss on D_nonsep: the run lands on the uniform weights' minimizer"},
@@ -83,6 +85,7 @@ func Registry() []Fault {
 				{Claim: "ZD-T6lin", Why: "the regularized limit depends on q_0"},
 				{Claim: "ZD-T10", Why: "the objective minimized is not f: f(x_T) stays above the rate bound"},
 				{Claim: "ZD-GDRO", Why: "a group that is never fitted keeps its loss, and the Group DRO weights keep moving toward it"},
+				{Claim: "ZD-F1", Why: "the image dropped is never fitted: ERM's run stays above the computed contraction bound"},
 			},
 			weights: dropFirst,
 		},

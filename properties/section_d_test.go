@@ -80,7 +80,7 @@ func TestZD_F1_SixDigits_NegativeControl(t *testing.T) { controls(t, "ZD-F1", 1)
 // every scheme converges to the reference interpolator, with vanishing
 // training risk, and Group DRO's group weights are positive.
 func TestZD_F1_Reference(t *testing.T) {
-	rows, rc, ends, err := Fig1(DigitPair{0, 1}, OptGD, 0)
+	rows, rc, ends, err := Fig1(DigitPair{A: 0, B: 1}, OptGD, 0)
 	require.NoError(t, err)
 	ref, err := fixtures.LoadDigits6()
 	require.NoError(t, err)
