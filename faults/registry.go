@@ -58,6 +58,7 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "ZD-T6lin", Why: "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
 				{Claim: "ZD-T1", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
+				{Claim: "ZD-PT", Why: "the polynomial tail's limit direction depends on the weights (ZD eq. 19): the importance-weighted path lands on ERM's limit, not on the computed one"},
 				{Claim: "ZD-F1", Why: "IW and Group DRO on the digits: GD replayed from the recorded weights disagrees with the runs' first steps"},
 				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},

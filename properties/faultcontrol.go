@@ -137,5 +137,8 @@ func plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objec
 		}
 		obj.Reg = reg
 	}
-	return f.Objective(obj), f.Optimizer(opt), nil
+	if opt != nil {
+		opt = f.Optimizer(opt)
+	}
+	return f.Objective(obj), opt, nil
 }

@@ -37,8 +37,35 @@ func TestFaultPower(t *testing.T) {
 }
 
 // TestEveryClaimHasAFault: every entry of sections B–F lists at least one
-// engine fault among its controls (issue 18), and every declared pair
-// names a checked entry.
+// engine fault of the registry among its controls (issue 18), unless it
+// is listed in faultExempt with the reason no engine fault can reach it.
 func TestEveryClaimHasAFault(t *testing.T) {
-	t.Skip("coverage of sections B–F is not complete yet: see docs/trust.md")
+	var missing []string
+	for _, e := range Entries() {
+		if e.Section < "B" || e.Section > "F" {
+			continue
+		}
+		n := 0
+		for _, p := range e.Controls {
+			if p.Fault != "" {
+				n++
+			}
+		}
+		_, exempt := faultExempt[e.ID]
+		switch {
+		case n == 0 && !exempt:
+			missing = append(missing, e.ID)
+		case n > 0 && exempt:
+			t.Errorf("%s has %d fault controls and is still listed in faultExempt", e.ID, n)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("entries of sections B–F without an engine fault among their controls: %v", missing)
+	}
+}
+
+// faultExempt lists the entries no engine fault can reach, and why; their
+// controls break the data instead.
+var faultExempt = map[string]string{
+	"ZD-P17": "a statement about the spectrum of HQ for given H and Q: no training engine runs; its controls plant an indefinite H and a negative q_i in the data",
 }

@@ -76,10 +76,15 @@ var pathRadii = []float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
 
 // rays computes θ_R = argmin_{‖θ‖≤R} Σ_i w_i ℓ(y_i⟨θ, x_i⟩) at the radii
 // (increasing), each from the previous one (the first from the SVM
-// direction): never from a trajectory under test.
-func rays(data *dataset.Dataset, loss string, w []float64, radii []float64) ([]theorems.PathRay, error) {
+// direction): never from a trajectory under test. fault names an engine
+// fault planted in the objective, for ZD-PT, whose claim is about the
+// paths themselves ("" for a path that is a reference, as ZD-T8's).
+func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, fault string) ([]theorems.PathRay, error) {
 	obj, err := linearObjective(data, 1, loss)
 	if err != nil {
+		return nil, err
+	}
+	if obj, _, err = plant(fault, obj, nil); err != nil {
 		return nil, err
 	}
 	if err := obj.SetWeights(w); err != nil {
@@ -114,11 +119,11 @@ func pathProperty(name string, override int) Property {
 			return buildFailed(err)
 		}
 		q := tr.Final().Weights
-		path, err := rays(data, c.loss(), q, pathRadii)
+		path, err := rays(data, c.loss(), q, pathRadii, "")
 		if err != nil {
 			return theorems.Undecided("regularization path: %v", err)
 		}
-		at, err := rays(data, c.loss(), q, []float64{floats.Norm(tr.Theta, 2)})
+		at, err := rays(data, c.loss(), q, []float64{floats.Norm(tr.Theta, 2)}, "")
 		if err != nil {
 			return theorems.Undecided("regularization path: %v", err)
 		}
@@ -148,7 +153,7 @@ func polyLimitProperty(name string, lossID int) Property {
 		q := twoWeightings(c)
 		var paths [2][]theorems.PathRay
 		for k := range q {
-			p, err := rays(data, c.loss(), q[k], polyRadii)
+			p, err := rays(data, c.loss(), q[k], polyRadii, c.Fault)
 			if err != nil {
 				return theorems.Undecided("regularization path: %v", err)
 			}

@@ -147,7 +147,7 @@ func polyFigures(seed int64, _ Budget) []theorems.Figure {
 	for _, l := range []int{LossLogistic, LossPoly} {
 		var p [2][]theorems.PathRay
 		for k := range q {
-			r, err := rays(data, classLossNames[l], q[k], radii)
+			r, err := rays(data, classLossNames[l], q[k], radii, "")
 			if err != nil {
 				return nil
 			}
