@@ -27,6 +27,8 @@ type WeakRegCase struct {
 	R     int // index into regExponents
 }
 
+func (c WeakRegCase) withFault(name string) any { c.Class.Fault = name; return c }
+
 var regExponents = []float64{1.5, 2, 3}
 
 func (c WeakRegCase) r() float64 { return regExponents[((c.R%3)+3)%3] }
@@ -71,8 +73,9 @@ type cachedLadder struct {
 }
 
 // Ladder computes the optima θ_λ (train.Minimize on log L_λ) along the
-// ladder, each from the previous one (the first from the SVM direction);
-// cached, read only by the callers.
+// ladder, each from the previous one, the first from θ = 0: not from the
+// SVM direction, whose margin is the limit XY-P3 checks (a minimizer that
+// never moved would pass from there). Cached, read only by the callers.
 func (c WeakRegCase) Ladder(lambdas []float64) (*dataset.Dataset, []theorems.RegOptimum, error) {
 	data := c.Class.Data()
 	key := fmt.Sprintf("%#v/%v", c, lambdas) // every field, exactly
@@ -89,12 +92,11 @@ func (c WeakRegCase) Ladder(lambdas []float64) (*dataset.Dataset, []theorems.Reg
 			l.err = err
 			return
 		}
-		sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
-		if err != nil {
+		if obj, _, err = plant(c.Class.Fault, obj, nil); err != nil {
 			l.err = err
 			return
 		}
-		theta := sol.Direction()
+		theta := make([]float64, data.D)
 		for _, lam := range lambdas {
 			obj.Reg = train.NormPower{Lambda: lam, R: c.r()}
 			if _, err := train.Minimize(obj, theta, nil); err != nil {
