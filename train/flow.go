@@ -73,8 +73,9 @@ var (
 // A step is accepted when the error estimate, per coordinate of θ relative
 // to Tol·(1 + |θ_i|) and for ζ relative to Tol·(1 + |ζ|), is at most 1 in the
 // root-mean-square norm. LocalError returns the Euclidean norm of the
-// accepted step's estimate in θ; checks use it to bound the numerical error
-// of quantities measured along the path. A Flow keeps its step size and
+// accepted step's estimate in θ; the monotonicity checks re-integrate each
+// step independently and hold this estimate against what they measure
+// (theorems.IntegratorErrorFactor), never take it as their error bar. A Flow keeps its step size and
 // clock between steps: use a new one for each run.
 type Flow struct {
 	// Tol is the local error tolerance (relative and absolute).
@@ -88,9 +89,9 @@ type Flow struct {
 	// the correct integrator). It is a fault for the verification suite's
 	// negative controls (package faults): with ErrorScale = 1e-6 the
 	// estimate under-reports the error a million-fold, the controller takes
-	// steps about (10⁶)^{1/5} ≈ 16 times too long and the path leaves the
-	// flow, while LocalError claims the tolerance was met. Never set in
-	// production.
+	// steps up to (10⁶)^{1/5} ≈ 16 times too long (its growth limit of 5 per
+	// step permitting) and the path leaves the flow, while LocalError claims
+	// the tolerance was met. Never set in production.
 	ErrorScale float64
 
 	lastErr     float64
