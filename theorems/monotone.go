@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -25,6 +26,11 @@ type TrajectoryCase struct {
 	// Records are consecutive steps (Config.Every = 1) with θ kept
 	// (Config.KeepTheta) and, for an integrator, LocalError.
 	Records []train.Record
+	// ExactSteps says the records are steps of a map (gradient descent),
+	// exact by construction: MarginMonotone then bounds only rounding.
+	// Otherwise they are an integrated flow, and MarginMonotone re-integrates
+	// every step after t₀ independently (flowcompanion.go).
+	ExactSteps bool
 	// Degree, Margin, MultiHomogeneous, BlockDegrees are as in MarginCase.
 	Degree           float64
 	Margin           losses.Margin
@@ -37,11 +43,13 @@ type point struct {
 	step      int
 	logLoss   float64
 	sep       bool
-	logGamma  float64 // log γ̃ (or log γ̂)
-	gradBound float64 // upper bound on ‖∇_θ log γ̃‖
-	round     float64 // rounding bound on log γ̃
-	localErr  float64 // integrator error of the step(s) that led here
-	logScale  float64 // log ρ^L or log Π‖w_i‖^{k_i}
+	logGamma  float64   // log γ̃ (or log γ̂)
+	gradBound float64   // upper bound on ‖∇_θ log γ̃‖
+	round     float64   // rounding bound on log γ̃
+	localErr  float64   // integrator error of the step(s) that led here
+	logObj    float64   // log F, F = 𝓛 + R: the companion's clock
+	dir       []float64 // Dir = ∇log F (separated points only)
+	logScale  float64   // log ρ^L or log Π‖w_i‖^{k_i}
 	rho       float64
 	qmin      float64
 	dirNorm   float64
@@ -73,7 +81,10 @@ func (c *TrajectoryCase) measure(m losses.Margin, blocks []models.Block, ks []fl
 			return nil, &v
 		}
 		p := point{step: r.Step, logLoss: ev.LogLoss, sep: ev.LogLoss < th, localErr: r.LocalError,
-			rho: floats.Norm(r.Theta, 2), qmin: ev.QMin, dirNorm: floats.Norm(ev.Dir, 2)}
+			rho: floats.Norm(r.Theta, 2), qmin: ev.QMin, dirNorm: floats.Norm(ev.Dir, 2), logObj: ev.LogObjective}
+		if p.sep {
+			p.dir = append([]float64(nil), ev.Dir...)
+		}
 		p.logScale = train.LogBlockScale(r.Theta, blocks, ks)
 		var inv2 float64
 		for j, b := range blocks {
@@ -109,9 +120,16 @@ func firstSeparated(pts []point) int {
 //
 //  1. γ̃ never decreases by more than the trajectory's own numerical error:
 //     between consecutive records k, k+1,
-//     log γ̃_{k+1} ≥ log γ̃_k − (max_j ‖∇ log γ̃‖_j · e_{k+1} + rounding),
-//     with e_{k+1} the integrator's local error estimate of the step
-//     (Record.LocalError; 0 for gradient descent, whose steps are exact maps);
+//     log γ̃_{k+1} ≥ log γ̃_k − (max_j ‖∇ log γ̃‖_j · b_{k+1} + rounding),
+//     with b_{k+1} the step's independent error bar: the distance from
+//     θ_{k+1} to the exact path through θ_k, measured by re-integrating the
+//     step with a companion method (RK4 in λ = log F, flowcompanion.go),
+//     plus the companion's own uncertainty (0 with ExactSteps: gradient
+//     descent's steps are exact maps). When on at least half of the steps
+//     after t₀ the measured distance, less that uncertainty, exceeds
+//     IntegratorErrorFactor times the integrator's own estimate
+//     (Record.LocalError), the case is violated: the integrator
+//     under-reports its error, and nothing it recorded can be trusted;
 //  2. the data stay separated (γ̃ stays defined), 𝓛 does not increase and ρ
 //     does not decrease beyond the same error bound (dt log ρ > 0, Lemma B.1);
 //  3. at the end 0 ≤ γ̄ − γ̃ ≤ sup g′·log N/ρ^L (LL-A5; plus log(C−1)/ρ^L for
@@ -138,6 +156,11 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 	}
 	worst, worstDetail := math.Inf(-1), ""
 	var sumBound float64
+	var excess []float64 // (dev − δ − rounding)/e_k of every step after t₀
+	var comp *flowCompanion
+	if !c.ExactSteps {
+		comp = newFlowCompanion(c.Obj, len(c.Records[t0].Theta))
+	}
 	for k := t0; k+1 < len(pts); k++ {
 		p, q := pts[k], pts[k+1]
 		if !q.sep {
@@ -145,26 +168,48 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 				"step %d: the loss rose back to log 𝓛 = %.6g ≥ log ℓ(b_f) after t₀ = step %d (γ̃ dropped from %.6g to undefined)",
 				q.step, q.logLoss, pts[t0].step, math.Exp(p.logGamma))}
 		}
-		bound := math.Max(p.gradBound, q.gradBound)*q.localErr + p.round + q.round
+		errBar := 0.0 // an exact map: rounding only
+		if comp != nil {
+			sc, err := comp.step(c.Records[k].Theta, c.Records[k+1].Theta, p.dir, p.logObj, q.logObj, IntegratorErrorFactor*q.localErr)
+			if err != nil {
+				return Undecided("step %d→%d: the independent re-integration failed: %v", p.step, q.step, err)
+			}
+			excess = append(excess, sc.excess(q.localErr))
+			errBar = sc.bar()
+		}
+		bound := math.Max(p.gradBound, q.gradBound)*errBar + p.round + q.round
 		sumBound += bound
 		if r := (p.logGamma - q.logGamma) / bound; r > worst || math.IsNaN(r) {
 			worst = r
-			worstDetail = fmt.Sprintf("step %d→%d: log γ̃ %.15g → %.15g (Δ = %.3g, error bound %.3g from local error %.3g)",
-				p.step, q.step, p.logGamma, q.logGamma, q.logGamma-p.logGamma, bound, q.localErr)
+			worstDetail = fmt.Sprintf("step %d→%d: log γ̃ %.15g → %.15g (Δ = %.3g, error bound %.3g from an independent error bar %.3g; the integrator reported %.3g)",
+				p.step, q.step, p.logGamma, q.logGamma, q.logGamma-p.logGamma, bound, errBar, q.localErr)
 			if !(worst <= 1) {
 				return Verdict{Status: Violated, Statistic: worst, Bound: 1, Detail: "γ̃ decreased beyond the error bound: " + worstDetail}
 			}
 		}
 		// 𝓛 non-increasing (d𝓛/dt = −‖∇𝓛‖²) and ρ non-decreasing (Lemma
-		// B.1), up to the step's error: |Δ log 𝓛| ≤ ‖Dir‖·e, |Δρ| ≤ e.
-		if d := q.logLoss - p.logLoss; d > math.Max(p.dirNorm, q.dirNorm)*q.localErr+MarginRounding*(1+math.Abs(q.logLoss)) {
+		// B.1), up to the step's error bar b: |Δ log 𝓛| ≤ ‖Dir‖·b, |Δρ| ≤ b.
+		if d := q.logLoss - p.logLoss; d > math.Max(p.dirNorm, q.dirNorm)*errBar+MarginRounding*(1+math.Abs(q.logLoss)) {
 			return Verdict{Status: Violated, Statistic: math.Inf(1), Bound: 1, Detail: fmt.Sprintf(
 				"step %d: log 𝓛 increased by %.3g (from %.6g), beyond the step's error bound", q.step, d, p.logLoss)}
 		}
-		if d := p.rho - q.rho; d > q.localErr+MarginRounding*q.rho {
+		if d := p.rho - q.rho; d > errBar+MarginRounding*q.rho {
 			return Verdict{Status: Violated, Statistic: math.Inf(1), Bound: 1, Detail: fmt.Sprintf(
 				"step %d: ρ decreased by %.3g (from %.6g) after t₀; LL Lemma B.1 has d/dt log ρ > 0", q.step, d, p.rho)}
 		}
+	}
+	// The integrator's own estimate against the re-integration: the median
+	// step decides (IntegratorErrorFactor says why not every step).
+	integrator := ""
+	if comp != nil {
+		mx := slices.Max(excess)
+		med := median(excess)
+		if med > IntegratorErrorFactor {
+			return Verdict{Status: Violated, Statistic: med / IntegratorErrorFactor, Bound: 1, Detail: fmt.Sprintf(
+				"the integrator under-reports its error: on at least half of the %d steps after t₀ an independent re-integration (RK4 in log F) puts θ farther from the flow through the previous point than %g× the reported local error (excess over the report: median %.3g, largest %.3g)",
+				len(excess), float64(IntegratorErrorFactor), med, mx)}
+		}
+		integrator = fmt.Sprintf("; independent step error over the reported one: median %.3g, largest %.3g (≤ %g)", med, mx, float64(IntegratorErrorFactor))
 	}
 	first, last := pts[t0], pts[len(pts)-1]
 	growth := last.logGamma - first.logGamma
@@ -192,8 +237,8 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 	if !(sumBound <= MonotoneResolution*growth) {
 		return Undecided("the summed error bound %.3g of log γ̃ is not far below its growth %.3g after t₀ (resolution %g): tighten the integrator", sumBound, growth, MonotoneResolution)
 	}
-	return Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g; worst %s",
-		len(pts)-1-t0, first.step, growth, sumBound, first.logLoss, last.logLoss, first.rho, last.rho, gap, a5, worstDetail))
+	return Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g%s; worst %s",
+		len(pts)-1-t0, first.step, growth, sumBound, first.logLoss, last.logLoss, first.rho, last.rho, gap, a5, integrator, worstDetail))
 }
 
 // firstTheta returns the first record's θ (or a zero vector), only to let

@@ -189,8 +189,8 @@ func TestLossBasedScheduleSynthetic(t *testing.T) {
 }
 
 // TestMarginMonotoneOnAFlow: a flow of a linear model holds; the same
-// records in reverse order (γ̃ decreasing, no integrator error to excuse it)
-// are violated.
+// records in reverse order (γ̃ decreasing, as exact steps with no error to
+// excuse it) are violated.
 func TestMarginMonotoneOnAFlow(t *testing.T) {
 	obj := linearObjective(t, losses.NewBinary(losses.Logistic{}), []float64{1, 0.2, -0.3, 1, 0.8, 0.9}, []float64{1, 1, 1})
 	fl, err := train.NewFlow(1e-10)
@@ -206,6 +206,11 @@ func TestMarginMonotoneOnAFlow(t *testing.T) {
 		r.Step, r.LocalError = len(rev), 0
 		rev = append(rev, r)
 	}
+	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: rev, ExactSteps: true})
+	assert.Equal(t, Violated, v.Status, v.String())
+	assert.Contains(t, v.Detail, "γ̃ decreased")
+	// As a flow the reversed records are violated too (each step runs
+	// against the flow, far beyond its reported error of 0).
 	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: rev})
 	assert.Equal(t, Violated, v.Status, v.String())
 	// Without θ in the records the check cannot run.
