@@ -37,6 +37,8 @@ type Fault struct {
 	optimizer   func(train.Optimizer) train.Optimizer
 	weights     func(q []float64)
 	regularizer func(train.Regularizer) train.Regularizer
+	// errorScale is set as train.Flow.ErrorScale on a flow integrator.
+	errorScale float64
 }
 
 // None reports whether f is the zero Fault.
@@ -59,8 +61,12 @@ func (f Fault) Loss(l losses.Loss) losses.Loss {
 }
 
 // Optimizer returns o, or o with the fault when the fault is in the
-// optimizer.
+// optimizer; the integrator's fault is set on o itself when o is a
+// *train.Flow.
 func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
+	if fl, ok := o.(*train.Flow); ok && f.errorScale != 0 {
+		fl.ErrorScale = f.errorScale
+	}
 	if f.optimizer == nil {
 		return o
 	}

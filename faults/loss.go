@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"math"
+
 	"github.com/implicitbias/implicitbias/losses"
 )
 
@@ -18,6 +20,36 @@ func (b branchFPrime) FPrime(q float64) float64 {
 }
 
 func (b branchFPrime) DLogLoss(q float64) float64 { return -b.FPrime(q) }
+
+// underflowing leaves log domain: log ℓ(q) = log(e^{log ℓ(q)}), with ℓ
+// floored at the smallest subnormal (5e-324) instead of underflowing to 0
+// (so that nothing becomes −Inf): past q ≈ 745 every loss reads e^{−744.4}
+// and its f′ reads 0. A plain-float64 engine (LL App. K.2's warning).
+type underflowing struct{ losses.Margin }
+
+const smallestSubnormal = 0x1p-1074
+
+func (u underflowing) LogLoss(q float64) float64 {
+	return math.Log(math.Max(math.Exp(u.Margin.LogLoss(q)), smallestSubnormal))
+}
+
+func (u underflowing) F(q float64) float64 { return -u.LogLoss(q) }
+
+func (u underflowing) FPrime(q float64) float64 {
+	if math.Exp(u.Margin.LogLoss(q)) < smallestSubnormal {
+		return 0
+	}
+	return u.Margin.FPrime(q)
+}
+
+func (u underflowing) DLogLoss(q float64) float64 { return -u.FPrime(q) }
+
+func withUnderflow(l losses.Loss) losses.Loss {
+	if b, ok := l.(losses.BinaryLoss); ok {
+		return losses.NewBinary(underflowing{b.M})
+	}
+	return l
+}
 
 func withBranchFPrime(l losses.Loss) losses.Loss {
 	if b, ok := l.(losses.BinaryLoss); ok {

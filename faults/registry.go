@@ -116,6 +116,7 @@ func Registry() []Fault {
 				{Claim: "LL-B3m", Why: "the first block's Euler identity fails with the declared k₁"},
 				{Claim: "LL-C7", Why: "the MFCQ witness identity ⟨θ̃, ∇q_n⟩ = L·q_n uses the declared L"},
 				{Claim: "LL-I1", Why: "γ̃ = g(log 1/𝓛)/ρ^L and the invariant curve's flow use the declared L"},
+				{Claim: "LL-4.3", Why: "γ̃ = g(log 1/𝓛)/ρ^{L+1} falls along the flow, which LL Thm 4.1 forbids: the rates' premise is refuted (this replaces the refits with the exponents of L ± 1, which tested arithmetic)"},
 			},
 			model: func(m models.Model) models.Model { return wrapModel(m, faultyModel{degreeShift: 1}) },
 		},
@@ -127,6 +128,25 @@ func Registry() []Fault {
 				{Claim: "ZD-T10", Why: "the regularized logistic cases step along a gradient that is not f's: the per-step descent inequality fails"},
 			},
 			loss: withBranchFPrime,
+		},
+		{
+			Name: "loss-underflow", Component: "loss",
+			Effect: "the loss leaves log domain: ℓ = e^{log ℓ} floored at 5e-324, so past q ≈ 745 every loss reads e^{−744.4} and f′ reads 0",
+			Breaks: []Break{
+				{Claim: "LL-K1", Why: "the loss-based schedule's log 𝓛 cannot fall below about −745: it stalls short of log 𝓛 ≤ −2000"},
+				{Claim: "LL-K2", Why: "log 𝓛 saturates near −745 + log N while the independent per-sample recomputation goes on: the run disagrees with it"},
+			},
+			loss: withUnderflow,
+		},
+		{
+			Name: "flow-error-underreported", Component: "integrator",
+			Effect: "the flow integrator's error estimate is 10⁶ times too small (train.Flow.ErrorScale = 1e-6): its steps are far too long",
+			Breaks: []Break{
+				{Claim: "LL-4.1", Why: "the re-integration of each step by an independent RK4 companion finds errors far above the integrator's report (median excess > IntegratorErrorFactor)"},
+				{Claim: "LL-F", Why: "as LL-4.1, on cross-entropy flows"},
+				{Claim: "LL-G", On: "flows", Why: "as LL-4.1, on the multi-homogeneous flows"},
+			},
+			errorScale: 1e-6,
 		},
 		{
 			Name: "l2-gradient-uncentred", Component: "regularizer",

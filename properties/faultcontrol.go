@@ -97,17 +97,23 @@ func faultControls(e Entry) []Property {
 			if !acceptsFaults(p) || !strings.Contains(p.Name, on) {
 				continue
 			}
-			out = append(out, Property{
-				Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
-				Drops: "fault:" + f.Name,
-				Gen:   withFault(p.Gen, f.Name),
-				Check: p.Check,
-				Fault: f.Name,
-			})
+			out = append(out, faultProperty(p, f))
 			break
 		}
 	}
 	return out
+}
+
+// faultProperty is the claim p run with the fault f planted in its cases:
+// a fault control.
+func faultProperty(p Property, f faults.Fault) Property {
+	return Property{
+		Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
+		Drops: "fault:" + f.Name,
+		Gen:   withFault(p.Gen, f.Name),
+		Check: p.Check,
+		Fault: f.Name,
+	}
 }
 
 // CaughtBy reports whether a control's verdict shows the check's power:

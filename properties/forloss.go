@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -75,11 +76,11 @@ var lossEntryBuilders = map[string]func(loss string) Entry{
 		}
 	},
 	"LL-4.3": func(loss string) Entry {
+		claim := rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow")
+		f, _ := faults.Lookup("degree-plus-one")
 		return Entry{Cases: 5,
-			Claims: []Property{rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow", 0)},
-			Controls: []Property{
-				drops("degree-plus", rateProperty("the same fit with the exponents of L+1", GenRateRunLosses(0, []string{loss}), "flow", 1)),
-			},
+			Claims:   []Property{claim},
+			Controls: []Property{faultProperty(claim, f)},
 		}
 	},
 }

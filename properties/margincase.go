@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
@@ -35,6 +36,8 @@ type SeparatedCase struct {
 	// |output| (every margin equal): LL-A5's tight case.
 	Copies bool
 }
+
+func (c SeparatedCase) withFault(name string) any { c.Arch.Fault = name; return c }
 
 func (c SeparatedCase) loss() string { return c.Losses[pick(c.Loss, len(c.Losses))] }
 
@@ -82,6 +85,11 @@ func (c SeparatedCase) Build(base func(L float64, n, k int) float64) (*train.Obj
 	if err != nil {
 		return nil, nil, b, err
 	}
+	f, err := faults.Lookup(c.Arch.Fault)
+	if err != nil {
+		return nil, nil, b, err
+	}
+	l = f.Loss(l)
 	m := b.Model
 	ws := m.NewWorkspace(b.N)
 	out := m.Forward(ws, b.Theta, b.X, b.N)
@@ -180,6 +188,17 @@ type FlowCase struct {
 	// Noise is the student's distance from the teacher, relative to ‖θ‖.
 	Noise float64
 	Seed  uint64
+	// Fault names an engine fault planted in the model, loss, objective
+	// and optimizers of the case's runs (package faults).
+	Fault string
+}
+
+func (c FlowCase) withFault(name string) any { c.Fault = name; return c }
+
+// optimizer returns o with the case's fault planted.
+func (c FlowCase) optimizer(o train.Optimizer) train.Optimizer {
+	f, _ := faults.Lookup(c.Fault) // checked by Build
+	return f.Optimizer(o)
 }
 
 // loss returns the case's loss: cross-entropy for 3 or more classes, else
@@ -203,7 +222,7 @@ func (c FlowCase) loss() string {
 
 // String describes the case.
 func (c FlowCase) String() string {
-	return fmt.Sprintf("%v loss=%s noise=%.2g seed=%d", c.Data, c.loss(), c.Noise, c.Seed)
+	return fmt.Sprintf("%v loss=%s noise=%.2g seed=%d", c.Data, c.loss(), c.Noise, c.Seed) + faultSuffix(c.Fault)
 }
 
 // Build returns the objective on the teacher's data and the student's θ₀:
@@ -246,6 +265,9 @@ func (c FlowCase) Build() (*train.Objective, []float64, error) {
 		floats.Scale(math.Pow(mx, -1/m.Degree().Order), theta)
 	} else {
 		return nil, nil, fmt.Errorf("%w: the student is zero on every input", errDegenerate)
+	}
+	if obj, _, err = plant(c.Fault, obj, nil); err != nil {
+		return nil, nil, err
 	}
 	return obj, theta, nil
 }
@@ -351,7 +373,11 @@ type RateRunCase struct {
 	Spec string
 	// Losses, when set, is the list Loss indexes (default exp, logistic).
 	Losses []string
+	// Fault names an engine fault planted in the run (package faults).
+	Fault string
 }
+
+func (c RateRunCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c RateRunCase) spec() string {
 	if c.Spec != "" {
@@ -369,7 +395,7 @@ func (c RateRunCase) loss() string {
 
 // String describes the case.
 func (c RateRunCase) String() string {
-	return fmt.Sprintf("%s loss=%s N=%d seed=%d", c.spec(), c.loss(), c.N, c.Seed)
+	return fmt.Sprintf("%s loss=%s N=%d seed=%d", c.spec(), c.loss(), c.N, c.Seed) + faultSuffix(c.Fault)
 }
 
 // Build returns the objective and θ₀ (scaled so that the largest |output|
@@ -424,6 +450,9 @@ func (c RateRunCase) Build() (*train.Objective, []float64, error) {
 		return nil, nil, fmt.Errorf("%w: the student is zero on every input", errDegenerate)
 	}
 	floats.Scale(math.Pow(mx, -1/m.Degree().Order), theta)
+	if obj, _, err = plant(c.Fault, obj, nil); err != nil {
+		return nil, nil, err
+	}
 	return obj, theta, nil
 }
 

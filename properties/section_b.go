@@ -8,6 +8,7 @@ import (
 	"github.com/leanovate/gopter"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -48,9 +49,8 @@ const flowTol = 1e-10
 // took at 1e-10 without it.
 const monotoneFlowTol = 1e-9
 
-// rateProperty checks LL-4.3 on runs of g with the optimizer opt, fitting
-// the exponents of L + dL (dL ≠ 0: the negative controls).
-func rateProperty(name string, g gopter.Gen, opt string, dL float64) Property {
+// rateProperty checks LL-4.3 on runs of g with the optimizer opt.
+func rateProperty(name string, g gopter.Gen, opt string) Property {
 	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
 		c := x.(RateRunCase)
 		obj, theta, err := c.Build()
@@ -61,13 +61,16 @@ func rateProperty(name string, g gopter.Gen, opt string, dL float64) Property {
 		if err != nil {
 			return undecidedOr(err)
 		}
+		if f, err := faults.Lookup(c.Fault); err == nil {
+			o = f.Optimizer(o)
+		}
 		n := lengths()
 		tr, err := train.Run(obj, o, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
 		if err != nil {
 			return theorems.Undecided("the run failed: %v", err)
 		}
 		mg, _ := losses.MarginOf(obj.Loss)
-		return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree + dL, ModelDegree: tr.Degree, Margin: mg})
+		return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg})
 	}}
 }
 
@@ -161,7 +164,11 @@ func faultyFlowProperty(name string, g gopter.Gen, multi bool, check func(theore
 			return undecidedOr(err)
 		}
 		n := lengths()
-		tr, err := faultyFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, fault)
+		planted := fault // per case: the closure is shared with the fault controls
+		if c.Fault != "" && planted == nil {
+			planted = func(fl *train.Flow) { c.optimizer(fl) }
+		}
+		tr, err := faultyFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted)
 		if err != nil {
 			return theorems.Undecided("the flow failed: %v", err)
 		}
@@ -327,7 +334,7 @@ func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.
 		} else {
 			o = &overStep{}
 		}
-		gdTr, err := train.Run(obj, o, tr.Theta, train.Config{Steps: n.gdSteps, KeepTheta: true})
+		gdTr, err := train.Run(obj, c.optimizer(o), tr.Theta, train.Config{Steps: n.gdSteps, KeepTheta: true})
 		if gdTr == nil {
 			return undecidedOr(err)
 		}
@@ -344,54 +351,9 @@ func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.
 	}}
 }
 
-// plainLossBased is LL App. K.1's schedule as an engine without App. K.2's
-// log domain computes it: 𝓛 = Σ_n ℓ_n and ∇𝓛 as plain float64 numbers
-// (here e^{log ℓ_n} and e^{log 𝓛}·Dir, which underflow to 0 once
-// log 𝓛 < −745), η = α/𝓛, θ ← θ − η∇𝓛. It is LL-K1's negative control.
-type plainLossBased struct {
-	logAlpha     float64
-	theta0, grad []float64
-	started      bool
-}
-
-func (*plainLossBased) Name() string { return "plain-lossbased" }
-
-func plainLoss(ev *train.Eval) float64 {
-	var s float64
-	for _, l := range ev.LogSample {
-		s += math.Exp(l)
-	}
-	return s
-}
-
-func (p *plainLossBased) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
-	if !p.started {
-		p.logAlpha, p.started = math.Log(train.LossBasedAlpha0), true
-		p.theta0, p.grad = make([]float64, len(theta)), make([]float64, len(theta))
-	}
-	copy(p.theta0, theta)
-	loss := plainLoss(ev)
-	floats.ScaleTo(p.grad, math.Exp(ev.LogObjective), ev.Dir)
-	for try := 0; try < 400; try++ {
-		eta := math.Exp(p.logAlpha) / loss
-		floats.AddScaledTo(theta, p.theta0, -eta, p.grad)
-		trial, err := obj.Evaluate(theta, false)
-		if err == nil && plainLoss(trial) < loss {
-			p.logAlpha += math.Ln2 / 5
-			return math.Log(eta), nil
-		}
-		p.logAlpha -= math.Ln2 / 10
-	}
-	copy(theta, p.theta0)
-	return 0, train.ErrStalled
-}
-
 // schedProperty runs LL-K1's check on a loss-based run of opt from the
-// case's student to log 𝓛 = −2000. With plain set, the records carry what a
-// float64 engine sees, log(Σ_n e^{log ℓ_n}) and ‖e^{log 𝓛}·Dir‖ in plain
-// arithmetic, and the run ends once that 𝓛 leaves the normal float64 range
-// (below 2⁻¹⁰²² ≈ 2.2e-308 it has lost precision; below 5e-324 it is 0).
-func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer, plain bool) Property {
+// case's student to log 𝓛 = −2000.
+func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer) Property {
 	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
@@ -400,25 +362,23 @@ func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer, plain 
 		}
 		n := lengths()
 		cfg := train.Config{Steps: n.lbSteps, StopLogLoss: n.k1Target}
-		if plain {
-			cfg.Observe = func(r *train.Record, theta []float64, ev *train.Eval) error {
-				loss := plainLoss(ev)
-				r.LogLoss, r.LogObjective = math.Log(loss), math.Log(loss)
-				r.LogGradNorm = math.Log(math.Exp(ev.LogLoss) * floats.Norm(ev.Dir, 2))
-				r.SmoothedMargin = math.Log(1/loss) / math.Pow(r.Rho, obj.Model.Degree().Order)
-				if loss < 0x1p-1022 {
-					return fmt.Errorf("plain float64 𝓛 = %g underflowed", loss)
-				}
-				return nil
-			}
-		}
-		tr, err := train.Run(obj, opt(), theta, cfg)
+		tr, err := train.Run(obj, c.optimizer(opt()), theta, cfg)
 		if tr == nil {
 			return undecidedOr(err)
 		}
 		k, ok := obj.Model.(interface{ Kinked() bool })
 		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
 	}}
+}
+
+// plainLoss is 𝓛 = Σ_n e^{log ℓ_n} in plain float64 (0 once every term
+// underflows).
+func plainLoss(ev *train.Eval) float64 {
+	var s float64
+	for _, l := range ev.LogSample {
+		s += math.Exp(l)
+	}
+	return s
 }
 
 // plainEvaluator computes 𝓛 = Σ_n ℓ_n and ∇log 𝓛 = ∇𝓛/𝓛 in plain float64
@@ -447,7 +407,7 @@ func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
 		}
 		n := lengths()
 		lb, _ := train.NewLossBased(0)
-		tr, err := train.Run(obj, lb, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.k2Target, Every: 50, KeepTheta: true})
+		tr, err := train.Run(obj, c.optimizer(lb), theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.k2Target, Every: 50, KeepTheta: true})
 		if err != nil {
 			return theorems.Undecided("the run failed: %v", err)
 		}
@@ -538,15 +498,13 @@ func init() {
 		// cases). The step must stay too large: overStep.
 		Controls: []Property{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
 	})
-	rates := func(name string, minModel int, opt string, dL float64) Property {
-		return rateProperty(name, GenRateRun(minModel), opt, dL)
+	rates := func(name string, minModel int, opt string) Property {
+		return rateProperty(name, GenRateRun(minModel), opt)
 	}
 	register(Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10,
-		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow", 0)},
+		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow")},
 		Controls: []Property{
-			drops("degree-plus", rates("the same fit with the exponents of L+1", 0, "flow", 1)),
-			drops("degree-minus", rates("the same fit with the exponents of L−1 (L ≥ 2)", 1, "flow", -1)),
-			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased", 0)),
+			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased")),
 		},
 	})
 	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
@@ -554,8 +512,7 @@ func init() {
 		Claims: []Property{schedProperty("loss-based schedule, every homogeneous activation, exp and logistic", anyNets, func() train.Optimizer {
 			lb, _ := train.NewLossBased(0)
 			return lb
-		}, false)},
-		Controls: []Property{drops("log-domain", schedProperty("the same schedule on plain float64 𝓛 and ∇𝓛", anyNets, func() train.Optimizer { return &plainLossBased{} }, true))},
+		})},
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
 		Claims:   []Property{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},

@@ -91,7 +91,9 @@ type RateCase struct {
 // settled: ρ^L = g(log 1/𝓛)/γ̃, so a change Δ log γ̃ across the window
 // moves slope₂ by Δ/(L·RateWindow); it must not move it by more than half
 // its tolerance (with the run's own L, ModelDegree). Otherwise the check is
-// inconclusive. For gradient descent the steps must follow the flow ((S5),
+// inconclusive, except that along a flow a fall of log γ̃ larger than that
+// allowance is violated: γ̃ is non-decreasing under the flow (LL Thm 4.1),
+// so the run's order or flow is wrong. For gradient descent the steps must follow the flow ((S5),
 // see rateMaxFlowStep): otherwise the assumption failed. Those outcomes come
 // back as a verdict instead of a fit.
 func FitRates(c RateCase) (RateFit, *Verdict) {
@@ -167,7 +169,16 @@ func FitRates(c RateCase) (RateFit, *Verdict) {
 		lm = L
 	}
 	_, tolNormModel := RateTolerances(lm)
-	if dg := math.Abs(gam[len(gam)-1] - gam[lo]); !(dg <= lm*RateWindow*tolNormModel/2) {
+	settled := lm * RateWindow * tolNormModel / 2
+	if fall := gam[lo] - gam[len(gam)-1]; c.Flow && fall > settled {
+		// Not a short run: along a gradient flow γ̃ is non-decreasing
+		// after separation (LL Thm 4.1), so a fall larger than the
+		// settling allowance (which the integrator's error, ~1e-9, is far
+		// below) refutes the premise the rates rest on: the run's order L
+		// or its flow is wrong (fault degree-plus-one falls by ~1).
+		return fail(Verdict{Status: Violated, Statistic: fall, Bound: settled, Detail: fmt.Sprintf("log γ̃ fell by %.3g across the window log log T ∈ [%.3g, %.3g] (allowed %.3g): under gradient flow γ̃ is non-decreasing after separation (LL Thm 4.1), with L = %g", fall, xs[lo], xEnd, settled, lm)})
+	}
+	if dg := math.Abs(gam[len(gam)-1] - gam[lo]); !(dg <= settled) {
 		return fail(Undecided("not asymptotic: log γ̃ still moved by %.3g across the window (allowed %.3g: half the norm slope's tolerance at L = %g)", dg, lm*RateWindow*tolNormModel/2, lm))
 	}
 	f := RateFit{L: L, Points: len(xs) - lo, LogLogTStart: xs[lo], LogLogTEnd: xEnd, TolLoss: tolLoss, TolNorm: tolNorm}
