@@ -47,18 +47,6 @@ func (c KKTCase) plan() (steps, burst int) {
 	return budgetSteps(50000), 1
 }
 
-// The measured rates of inconclusive cases of the linear-GD claims of
-// LL-4.4 and LL-A9 (TestUndecidedRates re-measures them): linear GD's
-// direction error falls like 1/log t, and at the quick budget (2·10⁵ steps
-// at KKTCase.pilotLR) the residuals ε, δ or 1 − β have not halved from their
-// peak on these few cases (samples near the margin slow the residual
-// θ − ŵ log t down, docs/kkt.md). Halving is the check's fixed demand;
-// the harness allows for these cases instead (DiscardAllowance).
-var (
-	linearGDKKTUndecided  = Rate{Count: 22, Of: 300}
-	linearGDBetaUndecided = Rate{Count: 11, Of: 300}
-)
-
 // undecided returns p with its measured rate of inconclusive cases.
 func undecided(p Property, r Rate) Property {
 	p.Undecided = r
@@ -395,9 +383,9 @@ func init() {
 	}
 	register(Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8,
 		Claims: []Property{
-			undecided(trajectoryProperty("GD, linear model, exp and logistic losses", kkt, KKTLinear), linearGDKKTUndecided),
-			trajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt, netFamilies()...),
-			flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad),
+			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", kkt, KKTLinear), kktUndecided.linearGD),
+			undecided(kktTrajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt, netFamilies()...), kktUndecided.netsGD),
+			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad), kktUndecided.flows),
 		},
 		Controls: []Property{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
@@ -439,9 +427,9 @@ func init() {
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
 		Claims: []Property{
-			undecided(trajectoryProperty("GD, linear model, exp and logistic losses", beta, KKTLinear), linearGDBetaUndecided),
-			trajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta, netFamilies()...),
-			flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad),
+			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", beta, KKTLinear), betaUndecided.linearGD),
+			undecided(kktTrajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta, netFamilies()...), betaUndecided.netsGD),
+			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad), betaUndecided.flows),
 		},
 		Controls: []Property{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})

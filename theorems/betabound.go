@@ -25,11 +25,21 @@ import (
 // slack is the caller's bound on the trajectory's discretization error
 // relative to the right side (0 for an exact flow; see the property tests
 // for how a gradient-descent run derives it); a right side ≤ 0 (γ̃ did not
-// grow) fails unless some β(t*) = 1.
+// grow) fails unless some β(t*) = 1. The corollary rests on θ moving
+// along −∇𝓛 (Lemma C.9, eq. (15)): along every pair of consecutive records
+// of a gradient method the step must be −η∇𝓛 to rounding
+// (StepIdentityUlps), or the check is violated.
 func BetaWindowBound(obj *train.Objective, tr *train.Trajectory, L, slack float64) Verdict {
 	_, L, bad := kktSetting(obj, L)
 	if bad != nil {
 		return *bad
+	}
+	steps, err := checkDescentSteps(obj, tr)
+	if err != nil {
+		return measureVerdict(err)
+	}
+	if v := steps.verdict(); v != nil {
+		return *v
 	}
 	var recs []train.Record
 	var gap []float64 // β^{−2} − 1 at each window
@@ -80,7 +90,7 @@ func BetaWindowBound(obj *train.Objective, tr *train.Trajectory, L, slack float6
 	if pairs == 0 {
 		return Undecided("ρ did not grow between any two records after t0")
 	}
-	return Compare(worst, 1+slack, fmt.Sprintf("worst of %d windows: %s", pairs, detail))
+	return Compare(worst, 1+slack, fmt.Sprintf("worst of %d windows: %s; %v", pairs, detail, steps))
 }
 
 // windowBeta returns β = cos∠(θ₁, −Σ_s ∇𝓛(θ_s)) over a window of
