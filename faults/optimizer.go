@@ -26,26 +26,44 @@ func (w wrapped) LocalError() float64 {
 	return 0
 }
 
-// preconditioned adds, after every step, an extra step of Strength times
-// the step on coordinate 0: a stray per-coordinate preconditioner
-// diag(1 + Strength, 1, …, 1). The iterates leave span{x_i}, and the limit
-// direction of a linear model is the max-margin direction of the
-// preconditioned geometry, not the SVM (issue 18's first finding).
+// preconditioned adds, after every step, an extra step of strength times
+// the step on one coordinate k: a stray per-coordinate preconditioner
+// diag(1, …, 1 + strength, …, 1) (issue 18's first finding, with k = 0).
+// k is the coordinate of the largest |∂𝓛/∂θ_k| at the run's first step,
+// fixed from then on, so that the fault acts on every case (a coordinate
+// whose gradient stays 0 — the corner pixel of every digit, a dead ReLU
+// unit — would make it inert). The iterates leave span{x_i}, and the
+// limit direction of a linear model is the max-margin direction of the
+// preconditioned geometry, not the SVM.
 type preconditioned struct {
 	wrapped
 	strength float64
+	k        int // −1 until the first step
 }
 
-func (p preconditioned) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
-	// The step of coordinate 0 is −e^{log η + log 𝓛}·Dir[0]; read Dir
+func (p *preconditioned) Reset(n int) {
+	p.k = -1
+	p.wrapped.Reset(n)
+}
+
+func (p *preconditioned) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if p.k < 0 || p.k >= len(theta) {
+		p.k = 0
+		for i, d := range ev.Dir {
+			if math.Abs(d) > math.Abs(ev.Dir[p.k]) {
+				p.k = i
+			}
+		}
+	}
+	// The step of coordinate k is −e^{log η + log 𝓛}·Dir[k]; read Dir
 	// before the inner step (an integrator overwrites ev with its stages).
-	d0 := ev.Dir[0]
+	dk := ev.Dir[p.k]
 	logObj := ev.LogObjective
 	logEta, err := p.inner.Step(obj, theta, ev)
 	if err != nil {
 		return logEta, err
 	}
-	theta[0] -= p.strength * math.Exp(logEta+logObj) * d0
+	theta[p.k] -= p.strength * math.Exp(logEta+logObj) * dk
 	return logEta, nil
 }
 

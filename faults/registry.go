@@ -12,7 +12,7 @@ func Registry() []Fault {
 	return []Fault{
 		{
 			Name: "preconditioner", Component: "optimizer",
-			Effect: "after every step, coordinate 0 moves 3 more steps: a stray diag(4, 1, …, 1) preconditioner",
+			Effect: "after every step, one coordinate (the largest |∂𝓛/∂θ_k| at the first step) moves 3 more steps: a stray diagonal preconditioner with a 4 there",
 			Breaks: []Break{
 				{Claim: "LL-lin", Why: "the limit direction is the preconditioned geometry's max-margin direction, 0.4 rad from the SVM: θ − ŵ log T grows like log T instead of settling at the computed offset"},
 				{Claim: "ZD-T7", Why: "as LL-lin, for every GRW scheme"},
@@ -20,8 +20,12 @@ func Registry() []Fault {
 				{Claim: "ZD-span", Why: "a step along e₀ leaves span{x_i}"},
 				{Claim: "ZD-T1", Why: "the iterates leave span{x_i}, so the limit is another interpolator than θ₀'s projection"},
 				{Claim: "ZD-T6lin", Why: "the stationary point of the preconditioned step is not the regularized problem's minimizer"},
+				{Claim: "LL-4.4", Why: "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry"},
+				{Claim: "LL-A9", Why: "as LL-4.4"},
+				{Claim: "LL-C10", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
+				{Claim: "ZD-F1", Why: "the digits' runs leave span{x_i}: the replayed first steps disagree"},
 			},
-			optimizer: func(o train.Optimizer) train.Optimizer { return preconditioned{wrapped{o}, 3} },
+			optimizer: func(o train.Optimizer) train.Optimizer { return &preconditioned{wrapped{o}, 3, -1} },
 		},
 		{
 			Name: "loss-factor-dropped", Component: "optimizer",

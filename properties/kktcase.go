@@ -87,7 +87,19 @@ type KKTBuilt struct {
 // Build draws the data (unit inputs, teacher margins ≥ 30% of the median)
 // and the student's initialization from the model's default.
 func (c KKTCase) Build() (*KKTBuilt, error) {
-	return c.BuildWith(func(lr float64) (train.Optimizer, error) { return train.NewGD(lr) })
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
+	// The engine under test chooses its own step size: a faulty engine's
+	// pilot runs carry the fault too.
+	return c.BuildWith(func(lr float64) (train.Optimizer, error) {
+		gd, err := train.NewGD(lr)
+		if err != nil {
+			return nil, err
+		}
+		return f.Optimizer(gd), nil
+	})
 }
 
 // BuildWith is Build with the pilot runs that choose the step size made by
@@ -293,7 +305,7 @@ func kktTrained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		tr, err := b.TrainWith(c, gd)
+		tr, err := b.TrainWith(c, b.Fault.Optimizer(gd))
 		return b, tr, err
 	})
 }

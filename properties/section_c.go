@@ -441,7 +441,7 @@ func init() {
 			}
 			gd, _ := train.NewGD(b.LR)
 			θ := append([]float64(nil), b.Init...)
-			tr, err := DenseRun(b.Obj, gd, θ, budgetSteps(20000), 200, 16)
+			tr, err := DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, budgetSteps(20000), 200, 16)
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}

@@ -50,10 +50,10 @@ const StepIdentityUlps = 4
 // records are steps of a Runge–Kutta method, not of the gradient map.
 var explicitStep = map[string]bool{"gd": true, "lossbased": true}
 
-// stepCheck is the result of checking the descent-step identity along a
+// descentCheck is the result of checking the descent-step identity along a
 // trajectory: the largest error relative to its tolerance, where, and how
 // many steps were checked.
-type stepCheck struct {
+type descentCheck struct {
 	steps        int
 	worst        float64 // ‖Δθ + η∇𝓛‖/tol, largest
 	radial, tang float64 // at the worst step, relative to ‖η∇𝓛‖
@@ -64,12 +64,12 @@ type stepCheck struct {
 // consecutive records after t0 (within the windows). It returns nil with no
 // error when the trajectory's optimizer does not take explicit gradient
 // steps.
-func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*stepCheck, error) {
+func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*descentCheck, error) {
 	if !explicitStep[tr.Optimizer] {
 		return nil, nil
 	}
 	const u = 0x1p-53
-	c := &stepCheck{}
+	c := &descentCheck{}
 	P := obj.Model.NumParams()
 	step := make([]float64, P)
 	for _, w := range Windows(tr, true) {
@@ -109,7 +109,7 @@ func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*stepCheck, 
 }
 
 // verdict returns the violated verdict of a failed identity, or nil.
-func (c *stepCheck) verdict() *Verdict {
+func (c *descentCheck) verdict() *Verdict {
 	if c == nil || c.worst <= 1 {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (c *stepCheck) verdict() *Verdict {
 }
 
 // String summarizes a passed check for a verdict's detail.
-func (c *stepCheck) String() string {
+func (c *descentCheck) String() string {
 	if c == nil {
 		return "steps not checked (not an explicit gradient method)"
 	}

@@ -136,7 +136,7 @@ func BetaConvergence(obj *train.Objective, tr *train.Trajectory, L float64) Verd
 // gapDecision applies the two tail bounds, β^{−2} − 1 ≤ C_ij and gap(w) ≤
 // C_ij/2 + max d, and decides on the gap (the β bound is the chain's
 // premise: it is reported when it fails).
-func gapDecision(ws []tailWindow, L float64, steps *stepCheck, name string, gap func(tailWindow) float64, extra string) Verdict {
+func gapDecision(ws []tailWindow, L float64, steps *descentCheck, name string, gap func(tailWindow) float64, extra string) Verdict {
 	beta := tailBounds(ws, L, func(w tailWindow) float64 { return w.b }, func(_, _ int, c float64) float64 { return c })
 	g := tailBounds(ws, L, gap, func(i, j int, c float64) float64 {
 		d := 0.0
@@ -159,7 +159,7 @@ func gapDecision(ws []tailWindow, L float64, steps *stepCheck, name string, gap 
 
 // tailSetup checks the setting, the descent-step identity and measures the
 // windows (at least three after t0).
-func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWindow, *stepCheck, float64, *Verdict) {
+func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWindow, *descentCheck, float64, *Verdict) {
 	_, L, bad := kktSetting(obj, L)
 	if bad != nil {
 		return nil, nil, 0, bad

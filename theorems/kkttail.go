@@ -193,7 +193,7 @@ func tailBounds(ws []tailWindow, L float64, x func(tailWindow) float64, bound fu
 // decide turns a tail result into a verdict: violated above TailBound,
 // holds when the tightest bound excludes the residual's peak, inconclusive
 // otherwise. name names the residual; steps is the descent-step check.
-func (r tailResult) decide(name string, steps *stepCheck, extra string) Verdict {
+func (r tailResult) decide(name string, steps *descentCheck, extra string) Verdict {
 	if r.pairs == 0 {
 		return Undecided("no pair of windows in the second half of the run (in log ρ) with a window between them and ρ growing (%d windows after t0, tail from window %d): record more windows", r.windows, r.tailFrom+1)
 	}
