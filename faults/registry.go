@@ -23,6 +23,7 @@ func Registry() []Fault {
 				{Claim: "LL-4.4", Why: "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry"},
 				{Claim: "LL-A9", Why: "as LL-4.4"},
 				{Claim: "LL-C10", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
+				{Claim: "LL-4.5", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},
 				{Claim: "ZD-F1", Why: "the digits' runs leave span{x_i}: the replayed first steps disagree"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return &preconditioned{wrapped{o}, 3, -1} },

@@ -482,7 +482,7 @@ func init() {
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
 		Claims: []Property{
-			trajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			kktTrajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, smoothFamilies()...),
 			flowProperty2("gradient flow, deep linear and x² nets", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {

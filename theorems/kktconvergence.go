@@ -206,6 +206,16 @@ func NTKAlignment(obj *train.Objective, tr *train.Trajectory, L float64) Verdict
 	if k, ok := obj.Model.(interface{ Kinked() bool }); ok && k.Kinked() {
 		return Assumption("(S1) Cor 4.5 is stated for smooth (C²) networks; %s is only piecewise smooth", obj.Model)
 	}
+	// The steps first (explicit gradient methods with consecutive
+	// records): a step that is not −η∇𝓛 is not the dynamics Cor 4.5 is
+	// about, whatever the angle does.
+	steps, err := checkDescentSteps(obj, tr)
+	if err != nil {
+		return measureVerdict(err)
+	}
+	if v := steps.verdict(); v != nil {
+		return *v
+	}
 	ks, drift, bad := measureAll(obj, tr, L)
 	if bad != nil {
 		return *bad
