@@ -39,10 +39,12 @@ func svm(data *dataset.Dataset) (*numerics.SVM, *Verdict) {
 	return sol, nil
 }
 
-// GRWDirection checks ZD-T7 (and the direction part of ZD-T8) on a GD run
-// of a linear model under a GRW scheme: θ̂(t) → θ̂_MM, the hard-margin SVM
-// direction, whatever the weights q^{(t)}, at the rate of LL-lin (the
-// residual θ − ŵ log T stays bounded: ResidualGrowth). The theorem's
+// GRWDirection checks ZD-T7 on a GD run of a linear model under a GRW
+// scheme: θ̂(t) → θ̂_MM, the hard-margin SVM direction, whatever the
+// weights q^{(t)}, at the rate of LL-lin, while the path depends on the
+// weights (linearLimit: the residual's computed limit and GD's flow under
+// the recorded weights when they stay fixed; GD's weight-free cone and the
+// weights' effect when they move). The theorem's
 // Assumption 3 (liminf q_i > 0) is reported, not required: CVaR- and
 // χ²-DRO give some samples weight 0 and are checked all the same (ZD's
 // conclusion is then beyond the theorem). When the records kept the
@@ -55,8 +57,7 @@ func GRWDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 	if bad != nil {
 		return *bad
 	}
-	z := signedRows(data)
-	return directionVerdict(sol, &offMargin{z: z}, uniformWeights(data.N), tr, fmt.Sprintf("SVM margin %.6g; %s", sol.Margin, assumption3(tr)))
+	return linearLimit(sol, signedRows(data), nil, tr, fmt.Sprintf("SVM margin %.6g; %s", sol.Margin, assumption3(tr)))
 }
 
 // MarginGapGrowth bounds the growth of the Fenchel–Young gap of XY (A.5),
@@ -75,7 +76,8 @@ func GRWDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 // sees that tail only through ‖θ‖ ~ T^{1/3} against ‖ŵ‖ log T.
 const MarginGapGrowth = LinResidualGrowth
 
-// directionVerdict is the direction check of section E: the worse of the
+// directionVerdict is the direction check of ZD-B and ZD-T8's GD part
+// (ZD-T7 and XY-P1 decide by linearLimit): the worse of the
 // residual test of LL-lin (ResidualGrowth) and the Fenchel–Young gap test
 // (MarginGapGrowth) with the measure p on the constraint vectors om.z,
 // the residual test with the off-margin rule of pullGrowth.
@@ -216,7 +218,8 @@ const FenchelYoungTol = 1e-12
 
 // IWDirection checks XY Prop. 1 (a, b) on a GD run of a linear model with
 // static importance weights w (any positive scale): the direction tends to
-// the SVM direction θ* at the rate 1/log t (ResidualGrowth), and at every
+// the SVM direction θ* at the rate 1/log t, with the residual θ − ŵ log T
+// tending to its computed limit under w̄ (linearLimit), and at every
 // record the inequality behind eq. (2) holds — XY (A.5)–(A.6), the
 // Fenchel–Young inequality for g(u) = log Σ_i w̄_i e^{u_i}, w̄ = w/Σw,
 // whose conjugate is KL(p‖w̄):
@@ -260,7 +263,7 @@ func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdi
 		return Undecided("no record with θ ≠ 0")
 	}
 	fy := Compare(worst, FenchelYoungTol, "")
-	dir := directionVerdict(sol, &offMargin{z: signedRows(data), q: wbar}, wbar, tr, fmt.Sprintf("SVM margin %.6g; KL(p*‖w̄) = %.4g; XY (A.6) at the end: ‖θ̂ − θ*‖ ≤ %.4g", gamma, kl, math.Sqrt(math.Max(bound, 0))))
+	dir := linearLimit(sol, signedRows(data), wbar, tr, fmt.Sprintf("SVM margin %.6g; KL(p*‖w̄) = %.4g; XY (A.6) at the end: ‖θ̂ − θ*‖ ≤ %.4g", gamma, kl, math.Sqrt(math.Max(bound, 0))))
 	if fy.Status != Holds {
 		fy.Detail = fmt.Sprintf("XY (A.6) fails: ‖θ̂ − θ*‖² exceeds 2 + 2(log L + KL)/(γ*ρ) by %.3g (p* or γ* wrong?); %s", worst, dir.Detail)
 		return fy

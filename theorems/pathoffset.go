@@ -90,6 +90,14 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, 
 	}
 	c := make([]float64, k)
 	grad := make([]float64, k)
+	gradNorm := func(c []float64) float64 {
+		lse := eval(c)
+		g := make([]float64, k)
+		for j := range a {
+			floats.AddScaled(g, -math.Exp(e[j]-lse), a[j])
+		}
+		return floats.Norm(g, 2)
+	}
 	hess := mat.NewSymDense(k, nil)
 	step := mat.NewVecDense(k, nil)
 	trial := make([]float64, k)
@@ -128,6 +136,17 @@ func pathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, 
 		for ; t > 1e-12; t /= 2 {
 			floats.AddScaledTo(trial, c, -t, step.RawVector().Data)
 			if eval(trial) <= lse-1e-4*t*floats.Dot(grad, step.RawVector().Data) {
+				break
+			}
+		}
+		if !(t > 1e-12) {
+			// The decrease Newton's step promises, ~‖∇G‖²/λ_min, is
+			// below the rounding of G ~ 1 (‖∇G‖ ≲ √(ε·λ_min), 10⁻⁹ for
+			// λ_min ~ 10⁻²): the line search cannot see it. Near the
+			// minimizer the full step converges quadratically; take it
+			// when it shrinks the gradient, else stop here.
+			floats.AddScaledTo(trial, c, -1, step.RawVector().Data)
+			if gradNorm(trial) >= gnorm {
 				break
 			}
 		}
