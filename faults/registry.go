@@ -24,6 +24,7 @@ func Registry() []Fault {
 				{Claim: "LL-A9", Why: "as LL-4.4"},
 				{Claim: "LL-C10", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
 				{Claim: "LL-4.5", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},
+				{Claim: "ZD-T8", Why: "the GD half of the agreement: the run's direction leaves its computed limit, as in ZD-T7"},
 				{Claim: "ZD-F1", Why: "the digits' runs leave span{x_i}: the replayed first steps disagree"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return &preconditioned{wrapped{o}, 3, -1} },

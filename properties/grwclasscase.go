@@ -60,11 +60,39 @@ type ClassCase struct {
 
 func (c ClassCase) withFault(name string) any { c.Fault = name; return c }
 
-// faultActs: a reweighting fault acts on schemes whose weights are not
-// uniform (not on ERM).
+// faultActs: a reweighting fault is drawn on schemes whose weights stay
+// fixed and are not uniform (importance, static, XY's random weights). On
+// uniform weights it changes nothing; on weights that move between records
+// (Group DRO, χ², CVaR, the schedules) the records do not determine the
+// weights the run used between them, so no direction check can tell a
+// run whose weights had no effect (theorems/linearlimit.go; open, see
+// docs/trust.md).
 func (c ClassCase) faultActs(name string) bool {
 	f, err := faults.Lookup(name)
-	return err == nil && (f.Component != "reweighting" || c.Scheme != SchemeERM)
+	if err != nil {
+		return false
+	}
+	if f.Component != "reweighting" {
+		return true
+	}
+	switch c.Scheme {
+	case SchemeIW, SchemeStatic, SchemeRandomIW:
+	default:
+		return false
+	}
+	w, err := c.Weighting()
+	if err != nil {
+		return false
+	}
+	data := c.Data()
+	if err := w.Start(data); err != nil {
+		return false
+	}
+	q := make([]float64, data.N)
+	if err := w.Update(0, make([]float64, data.N), q); err != nil {
+		return false
+	}
+	return floats.Max(q)-floats.Min(q) > 1e-12*floats.Max(q)
 }
 
 func (c ClassCase) n() int { return min(max(c.N, 2), 40) }

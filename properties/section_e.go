@@ -118,6 +118,12 @@ func pathProperty(name string, override int) Property {
 		if err != nil {
 			return buildFailed(err)
 		}
+		// The GD half of the agreement first: the run's direction against
+		// its computed limit, as ZD-T7 decides it (theorems/linearlimit.go).
+		if v := theorems.GRWDirection(data, tr); v.Status == theorems.Violated {
+			v.Detail = "GD: " + v.Detail
+			return v
+		}
 		q := tr.Final().Weights
 		path, err := rays(data, c.loss(), q, pathRadii, "")
 		if err != nil {

@@ -72,8 +72,8 @@ func TestPullIntegral(t *testing.T) {
 	assert.GreaterOrEqual(t, pullIntegral(s, p, 1), exact)
 }
 
-// gdSteps runs n GD steps of size eta on Σ q_n e^{−⟨θ, z_n⟩} from θ.
-func gdSteps(z *mat.Dense, q, theta []float64, eta float64, n int, fault func([]float64, []float64)) []float64 {
+// linearGDSteps runs n GD steps of size eta on Σ q_n e^{−⟨θ, z_n⟩} from θ.
+func linearGDSteps(z *mat.Dense, q, theta []float64, eta float64, n int, fault func([]float64, []float64)) []float64 {
 	th := append([]float64(nil), theta...)
 	rows, d := z.Dims()
 	v := make([]float64, d)
@@ -106,7 +106,7 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	})
 	q := []float64{0.5, 0.3, 0.2}
 	eta := 0.5
-	theta0 := gdSteps(z, q, make([]float64, 4), eta, 1000, nil)
+	theta0 := linearGDSteps(z, q, make([]float64, 4), eta, 1000, nil)
 	s0, s1 := math.Log(eta*1000), math.Log(eta*1500)
 	coef := newStepCoefficients(z, true)
 	require.NotNil(t, coef)
@@ -129,15 +129,15 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 		pred, ierr := flow.predict(theta0, s0, s1)
 		return weighted, cone, floats.Distance(pred, theta1, 2) / (disc + round + ierr)
 	}
-	w, c, f := check(gdSteps(z, q, theta0, eta, 500, nil))
+	w, c, f := check(linearGDSteps(z, q, theta0, eta, 500, nil))
 	assert.Less(t, w, 1.0)
 	assert.Less(t, c, 1.0)
 	assert.Less(t, f, 1e-2)
-	w, c, f = check(gdSteps(z, q, theta0, eta, 500, func(th, v []float64) { th[0] += 3 * eta * v[0] }))
+	w, c, f = check(linearGDSteps(z, q, theta0, eta, 500, func(th, v []float64) { th[0] += 3 * eta * v[0] }))
 	assert.Greater(t, w, 1.0)
 	assert.Greater(t, c, 1.0)
 	assert.Greater(t, f, 1.0)
-	w, c, f = check(gdSteps(z, []float64{1. / 3, 1. / 3, 1. / 3}, theta0, eta, 500, nil))
+	w, c, f = check(linearGDSteps(z, []float64{1. / 3, 1. / 3, 1. / 3}, theta0, eta, 500, nil))
 	assert.Greater(t, w, 1.0)
 	assert.Less(t, c, 1.0)
 	assert.Greater(t, f, 1.0)
