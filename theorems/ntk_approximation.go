@@ -34,6 +34,10 @@ type GapRun struct {
 	// the number of training samples.
 	LinLimitGap, LinRisk, TestDiag float64
 	N                              int
+	// LinPath compares the two linearized runs with GD on eq. (11)
+	// computed in function space, and measures the weights' effect on it
+	// (the A1 schedule against ERM).
+	LinPath LinPath
 }
 
 // Tolerances of ZD-T4/L5.
@@ -86,9 +90,12 @@ func gapSlopes(runs []GapRun) (lin, grw LogLogFit, err error) {
 // Hypotheses: W^L(θ₀) = 0 (eq. 9; the Gaussian last layer of Jacot et al.,
 // for which ZD App. E shows Lee et al.'s proof fails, is assumption-failed,
 // and the Detail reports the slopes measured anyway), λ_min(Θ^{(0)}) > 0.
-// Runs that did not converge are inconclusive. The linearized runs must end
-// at the common interpolator f* (Cor. 15, the step from Lemma 5 to Thm 4):
-// farther from it than LimitBound allows at their final risk is violated.
+// Runs that did not converge are inconclusive. The linearized runs must
+// follow GD on eq. (11) with their weights (LinPath: an engine whose GRW
+// runs are ERM's makes every GRW–ERM gap vanish, and is violated there), and
+// end at the common interpolator f* (Cor. 15, the step from Lemma 5 to
+// Thm 4): farther from it than LimitBound allows at their final risk is
+// violated.
 func NTKApproximation(runs []GapRun) Verdict {
 	var widths []int
 	for _, r := range runs {
@@ -101,7 +108,7 @@ func NTKApproximation(runs []GapRun) Verdict {
 		if r.N < 1 {
 			return invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
 		}
-		for _, v := range []float64{r.LinGap, r.GRWGap, r.LinLimitGap, r.LinRisk, r.TestDiag, r.GramMin, r.GramMax, r.LastLayerNorm} {
+		for _, v := range []float64{r.LinGap, r.GRWGap, r.LinLimitGap, r.LinRisk, r.TestDiag, r.GramMin, r.GramMax, r.LastLayerNorm, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return invalid(fmt.Errorf("theorems: width %d seed %d: a measurement is %v", r.Width, r.Seed, v))
 			}
@@ -118,6 +125,12 @@ func NTKApproximation(runs []GapRun) Verdict {
 		}
 		if !(r.GramMin > GramRankTol*r.GramMax) {
 			return Assumption("λ_min(Θ^{(0)}) > 0 fails (width %d seed %d: eigenvalues %.3g … %.3g)", r.Width, r.Seed, r.GramMin, r.GramMax)
+		}
+	}
+	for _, r := range runs {
+		if v, ok := linPathVerdict(fmt.Sprintf("width %d seed %d", r.Width, r.Seed), r.LinPath); ok {
+			v.Detail += "; " + measured
+			return v
 		}
 	}
 	if err != nil {

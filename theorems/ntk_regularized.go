@@ -41,6 +41,11 @@ type RegRun struct {
 	Drift float64
 	// Converged reports that the ERM run interpolated (risk 1e-20).
 	Converged bool
+	// LinPath compares the regularized linearized run with GD on eq. (11)
+	// + (μ/2)‖θ − θ₀‖² computed in function space; its Effect is the
+	// distance of that path to the uniform weights' (the regularized
+	// limit (QΘ + μI)⁻¹Q(y − f⁰) depends on the limit weights Q).
+	LinPath LinPath
 }
 
 // DriftShare: a regularized run counts as at its limit when its estimated
@@ -53,6 +58,11 @@ const DriftShare = 0.1
 // widths and a grid of μ, with the risk budget eps of hypothesis (14). The
 // proof's three steps are checked separately:
 //
+//   - The linearized runs are GD on eq. (11) + (μ/2)‖θ − θ₀‖² with their
+//     weights: each must follow that GD computed in function space
+//     (LinPath; an engine that ignored the weights or centred the
+//     regularizer wrongly is violated there), and the weights must move it
+//     visibly from the uniform weights' path.
 //   - Lemma 18 (the linearized networks, exact): every linearized run ends
 //     within LimitBound(·, its risk) of the kernel interpolator f*, the
 //     limit of linearized ERM: |f_linreg − f*| ≤ ‖∇f^{(0)}(x)‖√(2nR̂/λ_min),
@@ -76,7 +86,7 @@ func RegularizedWidthGap(runs []RegRun, eps float64) Verdict {
 		if r.N < 1 {
 			return invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
 		}
-		for _, v := range []float64{r.Mu, r.C, r.LastLayerNorm, r.GramMin, r.GramMax, r.TestDiag, r.Risk, r.LinRisk, r.RegGap, r.LinRegGap, r.ApproxGap, r.ERMGap} {
+		for _, v := range []float64{r.Mu, r.C, r.LastLayerNorm, r.GramMin, r.GramMax, r.TestDiag, r.Risk, r.LinRisk, r.RegGap, r.LinRegGap, r.ApproxGap, r.ERMGap, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
 			}
@@ -91,6 +101,11 @@ func RegularizedWidthGap(runs []RegRun, eps float64) Verdict {
 		}
 		if !(r.GramMin > GramRankTol*r.GramMax) {
 			return Assumption("λ_min(Θ^{(0)}) > 0 fails (width %d seed %d: eigenvalues %.3g … %.3g)", r.Width, r.Seed, r.GramMin, r.GramMax)
+		}
+	}
+	for _, r := range runs {
+		if v, ok := linPathVerdict(fmt.Sprintf("width %d seed %d μ = %.3g", r.Width, r.Seed, r.Mu), r.LinPath); ok {
+			return v
 		}
 	}
 	for _, r := range runs {

@@ -35,6 +35,10 @@ type SignRun struct {
 	ApproxGap float64
 	// Settled reports that both runs stopped by their drift test.
 	Settled bool
+	// LinPath compares the linearized run with GD on eq. (11) +
+	// (μ/2)‖θ − θ₀‖² on the logistic loss computed in function space, and
+	// measures the weights' effect on that path.
+	LinPath LinPath
 }
 
 // DeltaBound is the bound on δ = ‖θ̂_MM − θ̃_R‖ in ZD's proof of Thm 9
@@ -84,6 +88,9 @@ const MaxSignRisk = 0.25
 // SignAgreement checks ZD-T9 (Thm 9, App. D.6) on a sweep over widths and
 // μ. For every run:
 //
+//   - the linearized run is GD on eq. (11) + (μ/2)‖θ − θ₀‖² with its
+//     weights: it must follow that GD computed in function space (LinPath),
+//     and the weights must move it visibly from the uniform weights' path;
 //   - the linear core, exact: the linearized run's direction is within
 //     DeltaBound(R, γ, M, q*) of θ̂_MM (violated otherwise), so the
 //     linearization agrees in sign with f_MM wherever
@@ -111,7 +118,7 @@ func SignAgreement(runs []SignRun) Verdict {
 		if m == 0 || len(r.GNorm) != m || len(r.F0) != m || len(r.FReg) != m || len(r.FLin) != m {
 			return invalid(fmt.Errorf("theorems: width %d seed %d: test-point arrays of unequal lengths", r.Width, r.Seed))
 		}
-		for _, v := range []float64{r.Mu, r.Risk, r.R, r.Gamma, r.M, r.QStar, r.Delta, r.ApproxGap, r.LastLayerNorm} {
+		for _, v := range []float64{r.Mu, r.Risk, r.R, r.Gamma, r.M, r.QStar, r.Delta, r.ApproxGap, r.LastLayerNorm, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
 			}
@@ -133,6 +140,11 @@ func SignAgreement(runs []SignRun) Verdict {
 			v := Assumption("Thm 9's training risk ε < 1/4 fails: μ = %.3g (width %d seed %d) leaves ε = %.3g; δ = %.3g, and the network agrees with f_MM on %s of the test points",
 				r.Mu, r.Width, r.Seed, r.Risk, r.Delta, agreeAll(r))
 			v.Statistic, v.Bound = r.Risk, MaxSignRisk
+			return v
+		}
+	}
+	for _, r := range runs {
+		if v, ok := linPathVerdict(fmt.Sprintf("width %d seed %d μ = %.3g", r.Width, r.Seed, r.Mu), r.LinPath); ok {
 			return v
 		}
 	}
