@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
@@ -136,6 +137,11 @@ type runOpts struct {
 	// settle: its test outputs have (by geometric extrapolation) at most
 	// settle left to move.
 	settle float64
+	// fault is the engine fault planted in the run (package faults): in
+	// the objective's weights or regularizer, the loss, the optimizer, or
+	// the model's passes. A fault of the NTK network itself is planted
+	// where the network is built (buildNTK), not here.
+	fault faults.Fault
 }
 
 // settleWindow is the window of the settle test, in records.
@@ -145,19 +151,25 @@ var errSettled = errors.New("settled")
 
 // ntkRun trains model m from θ₀ by GD and records the test outputs.
 func ntkRun(m models.Model, theta0 []float64, d ntkData, o runOpts) (*ntkTrace, error) {
-	obj, err := train.NewObjective(m, o.loss, d.train)
+	trained := m
+	if fm := o.fault.Model(m); !isNTK(fm) {
+		trained = fm
+	}
+	obj, err := train.NewObjective(trained, o.fault.Loss(o.loss), d.train)
 	if err != nil {
 		return nil, err
 	}
 	obj.Reg = o.reg
+	o.fault.Objective(obj)
 	w := o.w
 	if w == nil {
 		w = &train.ERM{}
 	}
-	opt, err := train.NewGD(o.eta)
+	gd, err := train.NewGD(o.eta)
 	if err != nil {
 		return nil, err
 	}
+	opt := o.fault.Optimizer(gd)
 	ws := m.NewWorkspace(d.m)
 	tr := &ntkTrace{}
 	theta := append([]float64(nil), theta0...)
@@ -186,6 +198,27 @@ func ntkRun(m models.Model, theta0 []float64, d ntkData, o runOpts) (*ntkTrace, 
 	tr.theta = theta
 	tr.risk = ermRisk(m, theta, d, o.loss)
 	return tr, nil
+}
+
+func isNTK(m models.Model) bool {
+	_, ok := m.(*models.NTK)
+	return ok
+}
+
+// buildNTK parses the network spec for inputs of ℝ^ntkD and plants a fault
+// of the network itself: one whose Model maps an *models.NTK to another
+// (a wrong layer factor). The kernel, the linearization and the runs are
+// then all the faulty network's, as they would be in an engine with the
+// bug; the other faults act in ntkRun.
+func buildNTK(spec string, f faults.Fault) (*models.NTK, error) {
+	net, err := models.ParseNTK(spec, ntkD)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := f.Model(net).(*models.NTK); ok {
+		net = g
+	}
+	return net, nil
 }
 
 // ermRisk is the unweighted empirical risk (1/n)Σ_i ℓ(f(x_i), y_i).
@@ -252,4 +285,98 @@ func maxAbsDiff(a, b []float64) float64 {
 // or "W" in descriptions).
 func ntkSpec(act models.Activation, depth int, width any) string {
 	return fmt.Sprintf("ntk:%s:%dx%v", act, depth, width)
+}
+
+// linProblem is the linearized network of one (width, seed) in function
+// space: with K = Θ^{(0)} (net.Kernel, not the training passes), the
+// outputs f^{(0)} at θ₀ on the training inputs X and the test points Z,
+// and the targets.
+type linProblem struct {
+	n, m     int
+	kxx, kzx []float64 // K(X, X) n×n, K(Z, X) m×n, row-major
+	f0x, f0z []float64
+	y        []float64
+}
+
+func newLinProblem(net *models.NTK, theta0, gram []float64, d ntkData) linProblem {
+	n, m := d.train.N, d.m
+	p := linProblem{n: n, m: m, kxx: gram, kzx: make([]float64, m*n), y: d.train.Y}
+	net.Kernel(theta0, d.test, m, d.train.X, n, p.kzx)
+	p.f0x = append([]float64(nil), net.Forward(net.NewWorkspace(n), theta0, d.train.X, n)...)
+	p.f0z = append([]float64(nil), net.Forward(net.NewWorkspace(m), theta0, d.test, m)...)
+	return p
+}
+
+// Derivatives ∂ℓ/∂f of the two losses of section F, written out here so
+// that the path does not share the engine's loss code.
+func dSquared(f, y float64) float64  { return f - y }
+func dLogistic(f, y float64) float64 { return -y / (1 + math.Exp(y*f)) }
+
+// path is GD on the linearized network (ZD eq. 11) computed in function
+// space, without the engine's objective, weights, regularizer or
+// optimizer: the step Δθ = −η(Σ_i q_i^{(t)} ℓ′(f_t(x_i); y_i)∇f^{(0)}(x_i) +
+// μ(θ − θ₀)) moves every output f(x) = f^{(0)}(x) + ⟨θ − θ₀, ∇f^{(0)}(x)⟩ by
+//
+//	f_{t+1}(x) = f_t(x) − η(Σ_i K(x, x_i) q_i^{(t)} ℓ′(f_t(x_i); y_i) + μ(f_t(x) − f^{(0)}(x))),
+//
+// exactly. q^{(t)} is at(t)/Σat(t) (nil: ERM, q_i = 1/n), as train.Run
+// applies it at step t. It returns the test outputs at the steps the
+// engine's trace records for a run of the given number of steps: every
+// `every` steps and the last.
+func (p linProblem) path(dloss func(f, y float64) float64, at func(t int, q []float64), eta, mu float64, steps, every int) [][]float64 {
+	fx := append([]float64(nil), p.f0x...)
+	fz := append([]float64(nil), p.f0z...)
+	q, g := make([]float64, p.n), make([]float64, p.n)
+	var out [][]float64
+	for t := 0; ; t++ {
+		if t%every == 0 || t == steps {
+			out = append(out, append([]float64(nil), fz...))
+		}
+		if t == steps {
+			return out
+		}
+		if at == nil {
+			for i := range q {
+				q[i] = 1 / float64(p.n)
+			}
+		} else {
+			at(t, q)
+			var s float64
+			for _, v := range q {
+				s += v
+			}
+			for i := range q {
+				q[i] /= s
+			}
+		}
+		for i := range g {
+			g[i] = q[i] * dloss(fx[i], p.y[i])
+		}
+		// Both updates read f_t: the training outputs are written after
+		// the test outputs' increments are formed from g.
+		for i := range fz {
+			var s float64
+			for j, v := range g {
+				s += p.kzx[i*p.n+j] * v
+			}
+			fz[i] -= eta * (s + mu*(fz[i]-p.f0z[i]))
+		}
+		for i := range fx {
+			var s float64
+			for j, v := range g {
+				s += p.kxx[i*p.n+j] * v
+			}
+			fx[i] -= eta * (s + mu*(fx[i]-p.f0x[i]))
+		}
+	}
+}
+
+// supGap is sup_k max_x |a_k(x) − b_k(x)| over the records of two traces
+// (the shorter one stays at its last record: its run had stopped).
+func supGap(a, b [][]float64) float64 {
+	var s float64
+	for k := 0; k < max(len(a), len(b)); k++ {
+		s = math.Max(s, maxAbsDiff(a[min(k, len(a)-1)], b[min(k, len(b)-1)]))
+	}
+	return s
 }

@@ -11,10 +11,11 @@ import (
 )
 
 // NTKParts lists the parts WriteNTKReport knows: the claims of ZD-L3,
-// ZD-T4/L5, ZD-T6, ZD-T9, the controls of ZD-T4/L5 (Gaussian last layer,
-// a zero GRW weight) and the mean-field network (not an entry's case: a
+// ZD-T4/L5, ZD-T6, ZD-T9, the control of ZD-T4/L5 with a zero GRW weight,
+// the claim's sweep with the ntk-scale fault (the output factor 1/d_L: the
+// mean-field network) and the Gaussian last layer (not an entry's case: a
 // finding of docs/ntk.md).
-var NTKParts = []string{"L3", "T4", "T4-gauss", "T4-zero", "T4-meanfield", "T6", "T9"}
+var NTKParts = []string{"L3", "T4", "T4-gauss", "T4-zero", "T4-ntk-scale", "T6", "T9"}
 
 // WriteNTKReport runs one part of section F at the run budget on the case
 // that `verify --seed seed` checks first (the same sweep, so the numbers are
@@ -39,33 +40,38 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKConcentration(ntkN, ws))
 		return kernelFigures(seed, Quick), nil
-	case "T4", "T4-gauss", "T4-zero", "T4-meanfield":
-		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-meanfield": gapMeanField}[part]
+	case "T4", "T4-gauss", "T4-zero", "T4-ntk-scale":
+		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-ntk-scale": gapClaim}[part]
 		c := Sample(GenGapSweep(kind), seed, 1)[0].(GapSweepCase)
+		if part == "T4-ntk-scale" {
+			c.Fault = "ntk-scale"
+		}
 		runs, err := c.Run()
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T4/L5, %v.\n\n| width | parameters | sup_t max_x \\|f_lin − f\\| (geometric mean [min, max] over seeds) | limsup max_x \\|f_GRW − f_ERM\\| | max_x \\|f_lin − f*\\| at the end |\n|---|---|---|---|---|\n", c)
+		fmt.Fprintf(w, "ZD-T4/L5, %v.\n\n| width | parameters | sup_t max_x \\|f_lin − f\\| (geometric mean [min, max] over seeds) | limsup max_x \\|f_GRW − f_ERM\\| | max_x \\|f_lin − f*\\| at the end | linearized runs against their path / the weights' effect |\n|---|---|---|---|---|---|\n", c)
 		depth, _ := c.size()
 		for _, g := range groupGap(runs) {
-			fmt.Fprintf(w, "| %d | %d | %s | %s | %.1e |\n", g[0].Width, ntkParams(depth, g[0].Width),
+			fmt.Fprintf(w, "| %d | %d | %s | %s | %.1e | %.1e / %.2g |\n", g[0].Width, ntkParams(depth, g[0].Width),
 				spread(g, func(r theorems.GapRun) float64 { return r.LinGap }),
 				spread(g, func(r theorems.GapRun) float64 { return r.GRWGap }),
-				maxOf(g, func(r theorems.GapRun) float64 { return r.LinLimitGap }))
+				maxOf(g, func(r theorems.GapRun) float64 { return r.LinLimitGap }),
+				maxOf(g, func(r theorems.GapRun) float64 { return r.LinPath.Err }),
+				minOf(g, func(r theorems.GapRun) float64 { return r.LinPath.Effect }))
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKApproximation(runs))
 		f, ok := GapFigure(runs, c.String())
 		if !ok {
 			return nil, nil
 		}
-		switch kind {
-		case gapGaussian:
-			f.Name, f.Title = "gap-gauss", "ZD-T4/L5 control: Gaussian last layer"
-		case gapZeroWeight:
+		switch part {
+		case "T4-gauss":
+			f.Name, f.Title = "gap-gauss", "Gaussian last layer"
+		case "T4-zero":
 			f.Name, f.Title = "gap-zero-weight", "ZD-T4/L5 control: a GRW weight of 0"
-		case gapMeanField:
-			f.Name, f.Title = "gap-meanfield", "Mean-field output scaling"
+		case "T4-ntk-scale":
+			f.Name, f.Title = "gap-meanfield", "ZD-T4/L5 fault ntk-scale: output factor 1/d_L (mean-field)"
 		}
 		return []theorems.Figure{f}, nil
 	case "T6":
@@ -74,7 +80,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T6, %v; risk budget ε = %.3g.\n\n| μ/(q_min λ_min) | width | training risk R̂ | max_x \\|f_reg − f_ERM\\| | d̃^{−1/4} + √R̂ | sup_t \\|f_reg − f_linreg\\| | \\|f_linreg − f*\\| / Lemma 18's bound |\n|---|---|---|---|---|---|---|\n", c, c.riskBudget())
+		fmt.Fprintf(w, "ZD-T6, %v; risk budget ε = %.3g.\n\n| μ/(q_min λ_min) | width | training risk R̂ | max_x \\|f_reg − f_ERM\\| | d̃^{−1/4} + √R̂ | sup_t \\|f_reg − f_linreg\\| | \\|f_linreg − f*\\| / Lemma 18's bound | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|\n", c, c.riskBudget())
 		sort.SliceStable(runs, func(i, j int) bool {
 			if runs[i].C != runs[j].C {
 				return runs[i].C < runs[j].C
@@ -87,15 +93,17 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 				j++
 			}
 			g := runs[i:j]
-			var risk, gap, ref, approx, ratio float64
+			var risk, gap, ref, approx, ratio, perr float64
+			eff := math.Inf(1)
 			for _, r := range g {
+				perr, eff = math.Max(perr, r.LinPath.Err), math.Min(eff, r.LinPath.Effect)
 				risk += r.Risk / float64(len(g))
 				gap += math.Log(r.RegGap) / float64(len(g))
 				ref += math.Log(math.Pow(float64(r.Width), -0.25)+math.Sqrt(r.Risk)) / float64(len(g))
 				approx += math.Log(r.ApproxGap) / float64(len(g))
 				ratio = math.Max(ratio, r.LinRegGap/theorems.LimitBound(r.TestDiag, r.LinRisk, r.GramMin, r.N))
 			}
-			fmt.Fprintf(w, "| %g | %d | %.2g | %.3g | %.3g | %.3g | ≤ %.2f |\n", g[0].C, g[0].Width, risk, math.Exp(gap), math.Exp(ref), math.Exp(approx), ratio)
+			fmt.Fprintf(w, "| %g | %d | %.2g | %.3g | %.3g | %.3g | ≤ %.2f | %.1e / %.2g |\n", g[0].C, g[0].Width, risk, math.Exp(gap), math.Exp(ref), math.Exp(approx), ratio, perr, eff)
 			i = j
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.RegularizedWidthGap(runs, c.riskBudget()))
@@ -106,7 +114,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T9, %v.\n\n| μ | width | training risk ε | δ | δ√R | the proof's bound on δ | agreement on certified points | agreement on all test points | sup_t \\|f_reg − f_linreg\\| |\n|---|---|---|---|---|---|---|---|---|\n", c)
+		fmt.Fprintf(w, "ZD-T9, %v.\n\n| μ | width | training risk ε | δ | δ√R | the proof's bound on δ | agreement on certified points | agreement on all test points | sup_t \\|f_reg − f_linreg\\| (geometric mean) | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|---|---|\n", c)
 		sort.SliceStable(runs, func(i, j int) bool {
 			if runs[i].Mu != runs[j].Mu {
 				return runs[i].Mu > runs[j].Mu
@@ -120,9 +128,11 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 			}
 			g := runs[i:j]
 			k := float64(len(g))
-			var eps, delta, dr, db, gap float64
+			var eps, delta, dr, db, gap, perr float64
+			eff := math.Inf(1)
 			cert, agree, all, m := 0, 0, 0, 0
 			for _, r := range g {
+				perr, eff = math.Max(perr, r.LinPath.Err), math.Min(eff, r.LinPath.Effect)
 				eps += r.Risk / k
 				delta += r.Delta / k
 				dr += r.Delta * math.Sqrt(r.R) / k
@@ -137,7 +147,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 				}
 				m += len(r.FMM)
 			}
-			fmt.Fprintf(w, "| %g | %d | %.3g | %.3f | %.2f | %.2f | %d/%d | %d/%d | %.3g |\n", g[0].Mu, g[0].Width, eps, delta, dr, db, agree, cert, all, m, math.Exp(gap))
+			fmt.Fprintf(w, "| %g | %d | %.3g | %.3f | %.2f | %.2f | %d/%d | %d/%d | %.3g | %.1e / %.2g |\n", g[0].Mu, g[0].Width, eps, delta, dr, db, agree, cert, all, m, math.Exp(gap), perr, eff)
 			i = j
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.SignAgreement(runs))
@@ -190,6 +200,14 @@ func maxOf(g []theorems.GapRun, f func(theorems.GapRun) float64) float64 {
 	m := math.Inf(-1)
 	for _, r := range g {
 		m = math.Max(m, f(r))
+	}
+	return m
+}
+
+func minOf(g []theorems.GapRun, f func(theorems.GapRun) float64) float64 {
+	m := math.Inf(1)
+	for _, r := range g {
+		m = math.Min(m, f(r))
 	}
 	return m
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -74,7 +75,12 @@ type KernelSweepCase struct {
 	Act        int
 	Data, Init uint64
 	Bottleneck bool
+	// Fault names an engine fault planted in the network (package
+	// faults); empty for the claims.
+	Fault string
 }
+
+func (c KernelSweepCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c KernelSweepCase) act() models.Activation { return ntkActs[pick(c.Act, len(ntkActs))] }
 
@@ -88,7 +94,7 @@ func (c KernelSweepCase) spec(w any) string {
 
 func (c KernelSweepCase) String() string {
 	s := kernelSize()
-	return fmt.Sprintf("%s, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), s.widths, s.seeds, c.Data, c.Init)
+	return fmt.Sprintf("%s, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenKernelSweep generates ZD-L3 cases.
@@ -108,6 +114,10 @@ func (c KernelSweepCase) Run() ([]theorems.KernelWidth, error) {
 
 func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
 	s := kernelSize()
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	out := make([]theorems.KernelWidth, len(s.widths))
 	for i, w := range s.widths {
@@ -116,7 +126,7 @@ func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
 	errs := make([]error, len(s.widths)*s.seeds)
 	runParallel(len(errs), func(j int) {
 		i, k := j/s.seeds, j%s.seeds
-		net, err := models.ParseNTK(c.spec(s.widths[i]), ntkD)
+		net, err := buildNTK(c.spec(s.widths[i]), f)
 		if err != nil {
 			errs[j] = err
 			return
@@ -146,18 +156,21 @@ func (c KernelSweepCase) check() theorems.Verdict {
 // Kinds of ZD-T4/L5 sweeps.
 const (
 	gapClaim      = iota // ZD eq. (8)–(9), a GRW meeting Assumption 1
-	gapGaussian          // Gaussian last layer (ZD App. E): assumption-failed
+	gapGaussian          // Gaussian last layer (ZD App. E; docs/ntk.md, no entry): assumption-failed
 	gapZeroWeight        // a GRW weight of 0 (Assumption 1's min q > 0 dropped)
-	gapMeanField         // mean-field output scaling (docs/ntk.md, no entry): leaves the linear regime
 )
 
 // GapSweepCase is a ZD-T4/L5 case: activation, data and initialization
-// seeds, and the kind of network.
+// seeds, the kind of network and GRW, and the engine fault planted in the
+// runs (package faults; empty for the claims).
 type GapSweepCase struct {
 	Act        int
 	Data, Init uint64
 	Kind       int
+	Fault      string
 }
+
+func (c GapSweepCase) withFault(name string) any { c.Fault = name; return c }
 
 // Run budgets of ZD-T4/L5. GD at η = 1/(q_max λ_max(Θ^{(0)})) interpolates
 // the generated problems to a training risk of 1e-20 in a few hundred to a
@@ -180,18 +193,13 @@ const (
 // hidden layers up to 4096 (16.8M parameters) and three seeds for the long
 // one.
 func (c GapSweepCase) size() (depth int, s sweepSize) {
-	if c.Kind == gapMeanField {
-		if long() {
-			return 1, sweepSize{widthsFrom(32, 1024), 4}
-		}
-		return 1, sweepSize{widthsFrom(32, 256), 3}
-	}
-	if (c.Kind == gapGaussian || c.Kind == gapZeroWeight) && long() {
+	if (c.Kind != gapClaim || c.Fault != "") && long() {
 		// The controls stop at 1024 under the long budget: the Gaussian
-		// one is assumption-failed whatever the sizes (the gaps are
+		// sweep is assumption-failed whatever the sizes (the gaps are
 		// measured anyway, docs/ntk.md; the full tangent pass of its
-		// linearization, W^L ≠ 0, costs as much as the network's), and the
-		// zero weight's O(1) gap is flat from the smallest widths on.
+		// linearization, W^L ≠ 0, costs as much as the network's), the
+		// zero weight's O(1) gap is flat from the smallest widths on, and
+		// a fault is decided at the quick budget's widths already.
 		return 2, sweepSize{widthsFrom(32, 1024), 3}
 	}
 	if long() {
@@ -203,11 +211,8 @@ func (c GapSweepCase) size() (depth int, s sweepSize) {
 func (c GapSweepCase) spec(w any) string {
 	depth, _ := c.size()
 	s := ntkSpec(trainAct(c.Act), depth, w)
-	switch c.Kind {
-	case gapGaussian:
+	if c.Kind == gapGaussian {
 		s += ":gauss"
-	case gapMeanField:
-		s += ":meanfield"
 	}
 	return s
 }
@@ -220,7 +225,7 @@ func (c GapSweepCase) String() string {
 	if c.Kind == gapZeroWeight {
 		grw = "A1 schedule with q_0 = 0, y_0 + 2"
 	}
-	return fmt.Sprintf("%s, %s vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), grw, s.widths, s.seeds, c.Data, c.Init)
+	return fmt.Sprintf("%s, %s vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), grw, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenGapSweep generates ZD-T4/L5 cases of a kind.
@@ -239,6 +244,10 @@ func (c GapSweepCase) Run() ([]theorems.GapRun, error) {
 
 func (c GapSweepCase) run() ([]theorems.GapRun, error) {
 	_, s := c.size()
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	if c.Kind == gapZeroWeight {
 		// The sample the GRW drops gets a target the others do not
@@ -255,7 +264,7 @@ func (c GapSweepCase) run() ([]theorems.GapRun, error) {
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
 		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() (theorems.GapRun, error) { return c.job(d, w, seed) })
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() (theorems.GapRun, error) { return c.job(d, f, w, seed) })
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -266,9 +275,10 @@ func (c GapSweepCase) run() ([]theorems.GapRun, error) {
 }
 
 // job trains the four runs of one (width, seed): the network and its
-// linearization, each by the A1 schedule and by ERM, with the same step.
-func (c GapSweepCase) job(d ntkData, width int, seed uint64) (theorems.GapRun, error) {
-	net, err := models.ParseNTK(c.spec(width), ntkD)
+// linearization, each by the A1 schedule and by ERM, with the same step,
+// and follows each linearized run in function space (linProblem.path).
+func (c GapSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) (theorems.GapRun, error) {
+	net, err := buildNTK(c.spec(width), f)
 	if err != nil {
 		return theorems.GapRun{}, err
 	}
@@ -285,23 +295,27 @@ func (c GapSweepCase) job(d ntkData, width int, seed uint64) (theorems.GapRun, e
 	if err != nil {
 		return r, err
 	}
+	lp := newLinProblem(net, theta0, gram, d)
 	_, _, qmax := c.schedule()
 	eta := 1 / (qmax * lmax)
 	var ends [4][]float64
 	var linRisk [2]float64
+	var paths [2][][]float64 // the linearized GRW and ERM runs' computed paths
 	r.Converged = true
 	for k, pair := range [2]bool{true, false} {
 		var tr [2]*ntkTrace
+		var at func(int, []float64)
 		for i, m := range []models.Model{net, lin} {
 			var w train.Weighting
 			if pair {
-				w, _, _ = c.schedule()
+				s, _, _ := c.schedule()
+				w, at = s, s.At
 			}
 			steps, start := gapSteps, theta0
 			if i == 1 {
 				steps, start = steps*linStepsFactor, lin0
 			}
-			tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog})
+			tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog, fault: f})
 			if err != nil {
 				return r, fmt.Errorf("%s seed %d: %w", m, seed, err)
 			}
@@ -311,10 +325,11 @@ func (c GapSweepCase) job(d ntkData, width int, seed uint64) (theorems.GapRun, e
 				linRisk[k] = tr[i].risk
 			}
 		}
-		for t := 0; t < max(len(tr[0].out), len(tr[1].out)); t++ {
-			r.LinGap = math.Max(r.LinGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
-		}
+		r.LinGap = math.Max(r.LinGap, supGap(tr[0].out, tr[1].out))
+		paths[k] = lp.path(dSquared, at, eta, 0, tr[1].steps, gapEvery)
+		r.LinPath.Err = math.Max(r.LinPath.Err, supGap(tr[1].out, paths[k]))
 	}
+	r.LinPath.Effect = supGap(paths[0], paths[1])
 	r.GRWGap = maxAbsDiff(ends[0], ends[2])
 	r.LinLimitGap = math.Max(maxAbsDiff(ends[1], fstar), maxAbsDiff(ends[3], fstar))
 	r.LinRisk = math.Max(linRisk[0], linRisk[1])
@@ -494,7 +509,10 @@ type RegSweepCase struct {
 	Act        int
 	Data, Init uint64
 	Large      bool
+	Fault      string // an engine fault planted in the runs (package faults)
 }
+
+func (c RegSweepCase) withFault(name string) any { c.Fault = name; return c }
 
 func (c RegSweepCase) size() (depth int, s sweepSize) {
 	if long() {
@@ -522,7 +540,7 @@ func (c RegSweepCase) String() string {
 	if c.Large {
 		mu = fmt.Sprintf("μ = %g·q_max λ_max", regLarge)
 	}
-	return fmt.Sprintf("%s, A1 schedule + (μ/2)‖θ − θ₀‖², %s, vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), mu, s.widths, s.seeds, c.Data, c.Init)
+	return fmt.Sprintf("%s, A1 schedule + (μ/2)‖θ − θ₀‖², %s, vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), mu, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenRegSweep generates ZD-T6 cases.
@@ -541,6 +559,10 @@ func (c RegSweepCase) Run() ([]theorems.RegRun, error) {
 
 func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 	_, s := c.size()
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	n := len(s.widths) * s.seeds
 	out := make([][]theorems.RegRun, n)
@@ -549,7 +571,7 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
 		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(d, w, seed) })
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(d, f, w, seed) })
 	})
 	var all []theorems.RegRun
 	for j, err := range errs {
@@ -563,8 +585,8 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
 // the grid the regularized network and its linearization.
-func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun, error) {
-	net, err := models.ParseNTK(c.spec(width), ntkD)
+func (c RegSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.RegRun, error) {
+	net, err := buildNTK(c.spec(width), f)
 	if err != nil {
 		return nil, err
 	}
@@ -583,13 +605,14 @@ func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun,
 	base := theorems.RegRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax,
 		TestDiag: testDiag(net, theta0, d), N: ntkN}
 	_, qmin, qmax := a1Schedule(c.Data, ntkN)
-	erm, err := ntkRun(net, theta0, d, runOpts{loss: losses.Squared{}, eta: 1 / (qmax * lmax), steps: gapSteps, every: gapEvery, stopLog: gapStopLog})
+	erm, err := ntkRun(net, theta0, d, runOpts{loss: losses.Squared{}, eta: 1 / (qmax * lmax), steps: gapSteps, every: gapEvery, stopLog: gapStopLog, fault: f})
 	if err != nil {
 		return nil, err
 	}
 	base.Converged = erm.steps < gapSteps
 	fERM := erm.at(len(erm.out))
 	base.ERMGap = maxAbsDiff(fERM, fstar)
+	lp := newLinProblem(net, theta0, gram, d)
 	var out []theorems.RegRun
 	for _, g := range c.grid() {
 		r := base
@@ -606,10 +629,11 @@ func (c RegSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.RegRun,
 				start = lin0
 			}
 			reg := train.L2{Mu: r.Mu, Theta0: start}
-			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regStepCap(), every: gapEvery, settle: regSettle}); err != nil {
+			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regStepCap(), every: gapEvery, settle: regSettle, fault: f}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", m, seed, r.Mu, err)
 			}
 		}
+		r.LinPath = regLinPath(lp, tr[1], dSquared, a1At(c.Data), eta, r.Mu)
 		for t := 0; t < len(tr[0].out); t++ {
 			r.ApproxGap = math.Max(r.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
 		}
@@ -643,6 +667,22 @@ func drift(out [][]float64, w int) float64 {
 		return math.Inf(1)
 	}
 	return m2 * rho / (1 - rho)
+}
+
+// a1At is the weight function of the A1 schedule of a data seed.
+func a1At(data uint64) func(int, []float64) {
+	s, _, _ := a1Schedule(data, ntkN)
+	return s.At
+}
+
+// regLinPath compares a regularized linearized run with its path computed
+// in function space (linProblem.path) and measures the weights' effect:
+// the sup distance between that path and the uniform weights' over the
+// same steps.
+func regLinPath(lp linProblem, tr *ntkTrace, dloss func(f, y float64) float64, at func(int, []float64), eta, mu float64) theorems.LinPath {
+	q := lp.path(dloss, at, eta, mu, tr.steps, gapEvery)
+	u := lp.path(dloss, nil, eta, mu, tr.steps, gapEvery)
+	return theorems.LinPath{Err: supGap(tr.out, q), Effect: supGap(q, u)}
 }
 
 // testDiag returns max_x Θ^{(0)}(x, x) over the test points.
@@ -694,16 +734,45 @@ const (
 	signTest      = 32
 )
 
+// signStepCap is signSteps at the quick budget and ten times as many at
+// the long one: of the 144 runs of the twelve-seed long sweep one (width
+// 128, μ = 1e-4) had not settled after 10⁵ steps (inconclusive), the others
+// had. A run that settles stops there, so the cap changes no settled run
+// (the store keeps them: only that job was recomputed).
+func signStepCap() int {
+	if long() {
+		return 10 * signSteps
+	}
+	return signSteps
+}
+
 // SignSweepCase is a ZD-T9 case; Large (the control) uses μ = signLarge.
 type SignSweepCase struct {
 	Act        int
 	Data, Init uint64
 	Large      bool
+	Fault      string // an engine fault planted in the runs (package faults)
 }
+
+func (c SignSweepCase) withFault(name string) any { c.Fault = name; return c }
+
+// signLongSeeds is the seeds per width of ZD-T9's long sweep. With 3,
+// Lemma 16's slope at μ = 1e-4 came out −0.296 ± 0.057 (docs/ntk.md): an
+// interval reaching −0.239, inconclusive. The half-width is SE·t_{S·6−2}
+// with SE ∝ 1/√S (the residual spread 0.08 of log sup_t|f_reg − f_linreg|
+// per run does not depend on S): 0.031 at 8 seeds, 0.025 at 12, which
+// decides a slope of −0.30 with room for the estimate to move by more than
+// two of its own standard errors (0.008 at 12 seeds). The level (slopeTail) is
+// unchanged: more seeds buy power, not a looser test. The control and the
+// fault cases keep 3 seeds (they are decided at the quick budget's sizes).
+const signLongSeeds = 12
 
 func (c SignSweepCase) size() (depth int, s sweepSize) {
 	if long() {
-		return 2, sweepSize{widthsFrom(32, 1024), 3}
+		if c.Large || c.Fault != "" {
+			return 2, sweepSize{widthsFrom(32, 1024), 3}
+		}
+		return 2, sweepSize{widthsFrom(32, 1024), signLongSeeds}
 	}
 	return 1, sweepSize{widthsFrom(32, 512), 3}
 }
@@ -728,7 +797,7 @@ func (c SignSweepCase) grid() []float64 {
 // String describes the case (and keys the sweep cache).
 func (c SignSweepCase) String() string {
 	_, s := c.size()
-	return fmt.Sprintf("%s, logistic, A1 schedule + (μ/2)‖θ − θ₀‖², μ = %v, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), c.grid(), s.widths, s.seeds, c.Data, c.Init)
+	return fmt.Sprintf("%s, logistic, A1 schedule + (μ/2)‖θ − θ₀‖², μ = %v, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), c.grid(), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenSignSweep generates ZD-T9 cases.
@@ -747,15 +816,22 @@ func (c SignSweepCase) Run() ([]theorems.SignRun, error) {
 
 func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 	_, s := c.size()
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
 	d := makeNTKData(c.Data, ntkN, ntkD, signTest, true)
 	n := len(s.widths) * s.seeds
 	out := make([][]theorems.SignRun, n)
 	have := make([]bool, n)
 	errs := make([]error, n)
+	// Seed by seed, widest first within a seed: an interrupted long run
+	// (sweep store) holds whole seed columns, and the widest jobs are spread
+	// over the run.
 	runParallel(n, func(j int) {
-		w := s.widths[len(s.widths)-1-j/s.seeds]
-		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(d, w, seed) })
+		w := s.widths[len(s.widths)-1-j%len(s.widths)]
+		seed := c.Init + uint64(j/len(s.widths))
+		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(d, f, w, seed) })
 	})
 	var all []theorems.SignRun
 	for j, err := range errs {
@@ -769,8 +845,8 @@ func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 
 // job trains one (width, seed): for each μ of the grid, the regularized
 // network and its linearization, against the kernel SVM of Θ^{(0)}.
-func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRun, error) {
-	net, err := models.ParseNTK(c.spec(width), ntkD)
+func (c SignSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.SignRun, error) {
+	net, err := buildNTK(c.spec(width), f)
 	if err != nil {
 		return nil, err
 	}
@@ -811,6 +887,7 @@ func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRu
 		}
 	}
 	base.GNorm = testNorms(net, theta0, d)
+	lp := newLinProblem(net, theta0, gram, d)
 	base.F0 = append([]float64(nil), net.Forward(net.NewWorkspace(m), theta0, d.test, m)...)
 	_, qmin, qmax := a1Schedule(c.Data, ntkN)
 	base.QStar = qmin
@@ -832,10 +909,11 @@ func (c SignSweepCase) job(d ntkData, width int, seed uint64) ([]theorems.SignRu
 				settle, start = signSettleLin, lin0
 			}
 			reg := train.L2{Mu: mu, Theta0: start}
-			if tr[i], err = ntkRun(mod, start, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signSteps, every: gapEvery, settle: settle}); err != nil {
+			if tr[i], err = ntkRun(mod, start, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signStepCap(), every: gapEvery, settle: settle, fault: f}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", mod, seed, mu, err)
 			}
 		}
+		r.LinPath = regLinPath(lp, tr[1], dLogistic, a1At(c.Data), eta, mu)
 		r.Settled = tr[0].settled && tr[1].settled
 		for t := 0; t < max(len(tr[0].out), len(tr[1].out)); t++ {
 			r.ApproxGap = math.Max(r.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))

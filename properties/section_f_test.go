@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -43,25 +45,19 @@ func TestZD_L3_NTKConcentration_NegativeControl(t *testing.T) {
 
 func TestZD_T4_L5_WidthScaling(t *testing.T) { claims(t, "ZD-T4/L5", 1) }
 
-// The Gaussian last layer breaks eq. (9) (assumption-failed; the Detail
-// reports the slopes measured anyway: see docs/ntk.md), and a GRW weight
-// of 0 breaks Assumption 1: the GRW limit then stays O(1) away from ERM's
-// at every width, and the slope test must see it (violated).
+// A GRW weight of 0 breaks Assumption 1: the GRW limit then stays O(1)
+// away from ERM's at every width, and the slope test must see it
+// (violated). The engine faults are measured by TestSectionFFaultPower.
 func TestZD_T4_L5_WidthScaling_NegativeControl(t *testing.T) {
 	controls(t, "ZD-T4/L5", 1)
 	e := entry(t, "ZD-T4/L5")
-	for _, c := range Sample(e.Controls[0].Gen, testSeed(t), 1) {
-		v := e.Controls[0].Check(c)
-		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
-		assert.Contains(t, v.Detail, "measured anyway: slope of sup_t|f_lin − f|")
-	}
 	// The first decided case must be violated. A 3-seed slope fit can be
 	// inconclusive (its interval too wide: soak seed 1795337506210173,
 	// upper bounds −0.949 and 0.279); like the harness, draw another case
 	// then, up to DiscardAllowance's three.
 	decided := false
-	for _, c := range Sample(e.Controls[1].Gen, testSeed(t), 3) {
-		v := e.Controls[1].Check(c)
+	for _, c := range Sample(e.Controls[0].Gen, testSeed(t), 3) {
+		v := e.Controls[0].Check(c)
 		if v.Status == theorems.Inconclusive {
 			t.Logf("inconclusive, next case: %v: %v", c, v)
 			continue
@@ -87,7 +83,7 @@ func TestNTKSweepDeterministic(t *testing.T) {
 		out := make([]theorems.GapRun, len(jobs))
 		runParallel(len(jobs), func(i int) {
 			var err error
-			out[i], err = c.job(d, jobs[i].w, jobs[i].seed)
+			out[i], err = c.job(d, faults.Fault{}, jobs[i].w, jobs[i].seed)
 			require.NoError(t, err)
 		})
 		return out
@@ -125,6 +121,25 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 		v := p.Check(c)
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "ε < 1/4 fails")
+	}
+}
+
+// TestSectionFFaultPower: every declared (fault, claim) pair of section F
+// is caught as violated on its case (one sweep at the quick budget) of the
+// test seed; docs/ntk.md records the pairs over three seeds.
+func TestSectionFFaultPower(t *testing.T) {
+	for _, id := range []string{"ZD-L3", "ZD-T4/L5", "ZD-T6", "ZD-T9"} {
+		e := entry(t, id)
+		for _, p := range e.Controls {
+			if p.Fault == "" {
+				continue
+			}
+			t.Run(id+" "+p.Fault, func(t *testing.T) {
+				row, err := MeasurePower(context.Background(), e, p.Fault, testSeed(t), Quick)
+				require.NoError(t, err)
+				assert.True(t, row.OK(), "%s against %s: %d of %d violated; %s", p.Fault, id, row.Violated, row.Cases, row.Missed)
+			})
+		}
 	}
 }
 

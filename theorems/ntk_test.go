@@ -129,6 +129,11 @@ func TestNTKConcentrationCalibration(t *testing.T) {
 	assert.InDelta(t, 31.0/29, m2, 4*0.05)
 }
 
+// syntheticPath is a linearized run on its computed path (to rounding)
+// whose weights moved it by 0.03 from ERM's, as measured on the quick
+// budget's claims.
+var syntheticPath = LinPath{Err: 1e-14, Effect: 0.03}
+
 // syntheticGaps makes GapRuns with gaps C·w^{slope} times log-normal noise.
 func syntheticGaps(r *rand.Rand, slope, noise float64) []GapRun {
 	var runs []GapRun
@@ -136,7 +141,7 @@ func syntheticGaps(r *rand.Rand, slope, noise float64) []GapRun {
 		for s := 0; s < 3; s++ {
 			g := math.Pow(float64(w), slope) * math.Exp(noise*r.NormFloat64())
 			runs = append(runs, GapRun{Width: w, Seed: uint64(s), GramMin: 0.01, GramMax: 0.3, Converged: true,
-				LinGap: 2 * g, GRWGap: 0.1 * g, LinLimitGap: 1e-10, LinRisk: 1e-20, TestDiag: 0.3, N: 6})
+				LinGap: 2 * g, GRWGap: 0.1 * g, LinLimitGap: 1e-10, LinRisk: 1e-20, TestDiag: 0.3, N: 6, LinPath: syntheticPath})
 		}
 	}
 	return runs
@@ -174,6 +179,22 @@ func TestNTKApproximation(t *testing.T) {
 	assert.Equal(t, Violated, v.Status)
 	assert.Contains(t, v.Detail, "Cor. 15")
 
+	// Weights that did nothing: every GRW gap is 0 and the linearized GRW
+	// run is ERM's, off its computed path by the weights' effect.
+	runs = syntheticGaps(r, -0.5, 0.2)
+	for i := range runs {
+		runs[i].GRWGap = 0
+		runs[i].LinPath.Err = runs[i].LinPath.Effect
+	}
+	v = NTKApproximation(runs)
+	assert.Equal(t, Violated, v.Status, "%v", v)
+	assert.Contains(t, v.Detail, "eq. (11)")
+
+	// Weights too weak to tell GRW from ERM: the path test has no power.
+	runs = syntheticGaps(r, -0.5, 0.2)
+	runs[3].LinPath.Effect = LinPathTol
+	assert.Equal(t, Inconclusive, NTKApproximation(runs).Status)
+
 	runs = syntheticGaps(r, -0.5, 0.2)
 	runs[0].GRWGap = math.NaN()
 	assert.Equal(t, AssumptionFailed, NTKApproximation(runs).Status)
@@ -204,7 +225,7 @@ func syntheticSign(r *rand.Rand, slope float64) []SignRun {
 	var runs []SignRun
 	for _, w := range []int{32, 64, 128, 256, 512} {
 		for s := 0; s < 3; s++ {
-			run := SignRun{Width: w, Seed: uint64(s), Mu: 1e-3, Risk: 0.05, R: 30, Gamma: 0.08, M: 0.05, QStar: 0.05, Delta: 0.2, Settled: true}
+			run := SignRun{Width: w, Seed: uint64(s), Mu: 1e-3, Risk: 0.05, R: 30, Gamma: 0.08, M: 0.05, QStar: 0.05, Delta: 0.2, Settled: true, LinPath: syntheticPath}
 			gap := 0.5 * math.Pow(float64(w), slope) * math.Exp(0.1*r.NormFloat64())
 			run.ApproxGap = gap
 			for i := 0; i < 16; i++ {
@@ -243,6 +264,12 @@ func TestSignAgreement(t *testing.T) {
 	assert.Contains(t, v.Detail, "App. D.6")
 
 	runs = syntheticSign(r, -0.5)
+	runs[2].LinPath.Err = 1e-3
+	v = SignAgreement(runs)
+	assert.Equal(t, Violated, v.Status, "%v", v)
+	assert.Contains(t, v.Detail, "eq. (11)")
+
+	runs = syntheticSign(r, -0.5)
 	runs[0].Settled = false
 	assert.Equal(t, Inconclusive, SignAgreement(runs).Status)
 
@@ -266,7 +293,7 @@ func syntheticReg(r *rand.Rand, slope float64) []RegRun {
 			for _, c := range []float64{0.2, 0.5} {
 				g := math.Pow(float64(w), slope) * math.Exp(0.1*r.NormFloat64())
 				runs = append(runs, RegRun{Width: w, Seed: uint64(s), C: c, Mu: c * 1e-4, GramMin: 0.01, GramMax: 0.3, TestDiag: 0.3, N: 6,
-					Risk: c * 1e-4, LinRisk: c * 1e-4, RegGap: 0.05, LinRegGap: 0.01, ApproxGap: g, ERMGap: 0.5 * g, Drift: 1e-7, Converged: true})
+					Risk: c * 1e-4, LinRisk: c * 1e-4, RegGap: 0.05, LinRegGap: 0.01, ApproxGap: g, ERMGap: 0.5 * g, Drift: 1e-7, Converged: true, LinPath: syntheticPath})
 			}
 		}
 	}
@@ -291,6 +318,14 @@ func TestRegularizedWidthGap(t *testing.T) {
 	v = RegularizedWidthGap(runs, 0.01)
 	assert.Equal(t, Violated, v.Status)
 	assert.Contains(t, v.Detail, "Lemma 18")
+
+	// A linearized run off its path (a regularizer centred at 0): violated
+	// before any hypothesis is read.
+	runs = syntheticReg(r, -0.6)
+	runs[5].LinPath.Err = 0.02
+	v = RegularizedWidthGap(runs, 1e-5)
+	assert.Equal(t, Violated, v.Status, "%v", v)
+	assert.Contains(t, v.Detail, "eq. (11)")
 
 	runs = syntheticReg(r, -0.6)
 	runs[3].Drift = 1

@@ -6,11 +6,14 @@
 //	go run ./cmd/ntkreport -only T4 -out /tmp        # one part, quick budget
 //	go run ./cmd/ntkreport -sweep-store DIR …        # keep finished jobs; resume
 //
-// Parts (-only, comma-separated): L3, T4, T4-gauss, T6, T9. Each part runs
-// the sweep that `implicitbias verify --seed N` checks first for that entry
-// (same seed, same budget, same numbers), so the parts can also run on
-// different machines. The figures are named <out>/ntk-<name>.png (ntk-gap,
-// ntk-gap-gauss, ntk-variance).
+// Parts (-only, comma-separated): L3, T4, T4-gauss, T4-zero, T4-ntk-scale,
+// T6, T9. Each part runs the sweep that `implicitbias verify --seed N`
+// checks first for that entry (same seed, same budget, same numbers; T4-zero
+// is ZD-T4/L5's control, T4-ntk-scale the claim's sweep with the fault
+// ntk-scale, T4-gauss the Gaussian last layer of docs/ntk.md), so the parts
+// can also run on different machines. The figures are named
+// <out>/ntk-<name>.png (ntk-variance, ntk-gap, ntk-gap-gauss,
+// ntk-gap-zero-weight, ntk-gap-meanfield).
 package main
 
 import (
