@@ -21,7 +21,7 @@ func ntkFaults() []Fault {
 			// −0.25: not the 95% a declared pair needs. Its linearized runs
 			// also take 13–28 s a sweep (λ_min ∝ 1/d_L).
 			Breaks: []Break{
-				{"ZD-L3", "Θ^{(0)} − β² = ⟨x^L, x′^L⟩/d_L² is a mean of d_L independent terms divided by d_L once more: its variance falls like d̃^{−3}, not d̃^{−1}"},
+				{Claim: "ZD-L3", Why: "Θ^{(0)} − β² = ⟨x^L, x′^L⟩/d_L² is a mean of d_L independent terms divided by d_L once more: its variance falls like d̃^{−3}, not d̃^{−1}"},
 			},
 			model: meanFieldOutput,
 		},

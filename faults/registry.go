@@ -9,7 +9,7 @@ import (
 // by the component it breaks. Each Break says why the claim's check must
 // see the bug; `go test ./properties -run TestFaultPower` measures it.
 func Registry() []Fault {
-	return []Fault{
+	return append([]Fault{
 		{
 			Name: "preconditioner", Component: "optimizer",
 			Effect: "after every step, one coordinate (the largest |∂𝓛/∂θ_k| at the first step) moves 3 more steps: a stray diagonal preconditioner with a 4 there",
@@ -25,6 +25,7 @@ func Registry() []Fault {
 				{Claim: "LL-C10", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
 				{Claim: "LL-4.5", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},
 				{Claim: "ZD-T8", Why: "the GD half of the agreement: the run's direction leaves its computed limit, as in ZD-T7"},
+				{Claim: "ZD-T4/L5", Why: "one coordinate of the linearized run takes 4× steps: the run leaves GD on eq. (11) computed in function space (LinPath error 0.006 … 0.02 against 1e-7)"},
 				{Claim: "ZD-F1", Why: "the digits' runs leave span{x_i}: the replayed first steps disagree"},
 			},
 			optimizer: func(o train.Optimizer) train.Optimizer { return &preconditioned{wrapped{o}, 3, -1} },
@@ -68,6 +69,9 @@ func Registry() []Fault {
 				{Claim: "ZD-F1", Why: "IW and Group DRO on the digits: GD replayed from the recorded weights disagrees with the runs' first steps"},
 				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
+				{Claim: "ZD-T4/L5", Why: "every GRW run is ERM's (the GRW–ERM gap is 0 at every width): the linearized GRW run follows the uniform weights' path, not GD on eq. (11) with the A1 weights computed in function space (LinPath: error ≈ the weights' effect, 0.02 … 0.09, against 1e-7)"},
+				{Claim: "ZD-T6", Why: "the regularized linearized run follows the uniform weights' path to their limit (Θ/n + μI)⁻¹(y − f⁰)/n, not the A1 weights' (QΘ + μI)⁻¹Q(y − f⁰) (LinPath)"},
+				{Claim: "ZD-T9", Why: "as ZD-T6, on the logistic loss (path error 0.3 … 0.7)"},
 				{Claim: "XY-P2", Why: "the finite part's limit θ̃(w) minimizes the w-weighted loss on D_nonsep: the run lands on the uniform weights' minimizer"},
 			},
 			weights: ignoreWeights,
@@ -162,5 +166,5 @@ func Registry() []Fault {
 			},
 			regularizer: withUncentredGradient,
 		},
-	}
+	}, ntkFaults()...)
 }

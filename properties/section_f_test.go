@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"context"
 	"math"
 	"runtime"
 	"testing"
@@ -47,7 +46,7 @@ func TestZD_T4_L5_WidthScaling(t *testing.T) { claims(t, "ZD-T4/L5", 1) }
 
 // A GRW weight of 0 breaks Assumption 1: the GRW limit then stays O(1)
 // away from ERM's at every width, and the slope test must see it
-// (violated). The engine faults are measured by TestSectionFFaultPower.
+// (violated). The engine faults are measured by TestFaultPower.
 func TestZD_T4_L5_WidthScaling_NegativeControl(t *testing.T) {
 	controls(t, "ZD-T4/L5", 1)
 	e := entry(t, "ZD-T4/L5")
@@ -124,24 +123,6 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 	}
 }
 
-// TestSectionFFaultPower: every declared (fault, claim) pair of section F
-// is caught as violated on its case (one sweep at the quick budget) of the
-// test seed; docs/ntk.md records the pairs over three seeds.
-func TestSectionFFaultPower(t *testing.T) {
-	for _, id := range []string{"ZD-L3", "ZD-T4/L5", "ZD-T6", "ZD-T9"} {
-		e := entry(t, id)
-		for _, p := range e.Controls {
-			if p.Fault == "" {
-				continue
-			}
-			t.Run(id+" "+p.Fault, func(t *testing.T) {
-				row, err := MeasurePower(context.Background(), e, p.Fault, testSeed(t), Quick)
-				require.NoError(t, err)
-				assert.True(t, row.OK(), "%s against %s: %d of %d violated; %s", p.Fault, id, row.Violated, row.Cases, row.Missed)
-			})
-		}
-	}
-}
 
 // TestSweepStoreShards: a sweep computed as two sweep shards through a store
 // equals the sweep computed in one piece, bit for bit; a shard alone is
