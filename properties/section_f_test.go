@@ -123,7 +123,6 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 	}
 }
 
-
 // TestSweepStoreShards: a sweep computed as two sweep shards through a store
 // equals the sweep computed in one piece, bit for bit; a shard alone is
 // incomplete.
