@@ -338,6 +338,11 @@ func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.
 		if gdTr == nil {
 			return undecidedOr(err)
 		}
+		// Thm 4.2 is about gradient descent: a step that is not −η∇𝓛 is
+		// violated before γ̂ is looked at (theorems.DescentSteps).
+		if v := theorems.DescentSteps(obj, gdTr); v.Status == theorems.Violated {
+			return v
+		}
 		v := theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: gdTr.Records})
 		if opt == nil || v.Status != theorems.Holds {
 			return v

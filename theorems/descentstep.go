@@ -129,3 +129,26 @@ func (c *descentCheck) String() string {
 	}
 	return fmt.Sprintf("%d steps are −η∇𝓛 to %.2g of the rounding bound", c.steps, c.worst)
 }
+
+// DescentSteps checks the descent-step identity θ(t+1) = θ(t) − η∇𝓛(θ(t))
+// at every pair of consecutive records of tr after t0 (the records must
+// keep θ), to the rounding bound of checkDescentSteps: violated when a step
+// is not the gradient step its recorded η says, holds when every checked
+// step is, inconclusive when nothing could be checked (an optimizer that is
+// not an explicit gradient method, or no consecutive records). It is the
+// premise of every GD theorem of LL (Lemma C.9, Thm 4.2's E.2): a check of
+// a GD claim calls it first, so that an optimizer fault cannot hide behind
+// a claim whose statistic happens to stay in bounds.
+func DescentSteps(obj *train.Objective, tr *train.Trajectory) Verdict {
+	c, err := checkDescentSteps(obj, tr)
+	if err != nil {
+		return measureVerdict(err)
+	}
+	if v := c.verdict(); v != nil {
+		return *v
+	}
+	if c == nil || c.steps == 0 {
+		return Undecided("%s", c)
+	}
+	return Verdict{Status: Holds, Statistic: c.worst, Bound: 1, Detail: c.String()}
+}

@@ -203,6 +203,9 @@ func FlowInequality(c MarginCase) Verdict {
 	if g2 == 0 {
 		return Undecided("degenerate point: ∇𝓛 = 0")
 	}
+	if v := eulerPremise(c.Obj, c.Theta, ev, blocks, ks); v != nil {
+		return *v
+	}
 	u := -ev.LogLoss
 	gp := m.GPrime(u) / m.G(u)
 	// Per block: a_i = ⟨w_i, −Dir_i⟩/ρ_i² (= d/dt log ρ_i / 𝓛) and the
