@@ -195,6 +195,23 @@ type FlowCase struct {
 
 func (c FlowCase) withFault(name string) any { c.Fault = name; return c }
 
+// faultActs: loss-underflow is drawn on smooth networks only. Its
+// signature is a loss-based run that stalls near log 𝓛 ≈ −745, which
+// LL-K1's check decides on C² networks and reads as undecided on kinked
+// ones (LL's analysis of GD assumes C²: a stall at a kink is possible on
+// a correct engine).
+func (c FlowCase) faultActs(name string) bool {
+	if name != "loss-underflow" {
+		return true
+	}
+	obj, _, err := c.Build()
+	if err != nil {
+		return false
+	}
+	k, ok := obj.Model.(interface{ Kinked() bool })
+	return !ok || !k.Kinked()
+}
+
 // optimizer returns o with the case's fault planted.
 func (c FlowCase) optimizer(o train.Optimizer) train.Optimizer {
 	f, _ := faults.Lookup(c.Fault) // checked by Build

@@ -15,6 +15,11 @@ type PowerRow struct {
 	Cases    int     `json:"cases"`
 	Violated int     `json:"violated"`
 	Caught   float64 `json:"caught"` // Violated/Cases
+	// Invalid counts the draws on which the claim does not hold without
+	// the fault, Refused those the faulted check reported
+	// assumption-failed: neither is a case (properties.Decide).
+	Invalid int `json:"invalid,omitempty"`
+	Refused int `json:"refused,omitempty"`
 	// Missed describes the first case not reported violated, with its
 	// verdict ("" when every case was).
 	Missed string `json:"missed,omitempty"`
@@ -68,6 +73,7 @@ func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budg
 		return row, ctx.Err()
 	}
 	row.Cases, row.Violated = o.Summary.Cases, o.Summary.Violated
+	row.Invalid, row.Refused = o.Invalid, o.Refused
 	if row.Cases > 0 {
 		row.Caught = float64(row.Violated) / float64(row.Cases)
 	}

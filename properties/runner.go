@@ -26,9 +26,15 @@ import (
 //     case is then shrunk (a shrunk candidate is kept while it still fails).
 //
 // A fault control (Property.Fault: an engine fault planted in a claim's
-// cases) measures power instead: every case drawn counts, none is
-// replaced, and only violated is a catch; it passes when at least
-// faults.MinPower of its n cases were violated (Outcome.Misses). A
+// cases) measures power instead, on n valid cases: a case is valid when
+// the claim holds on it without the fault (the same case, Fault cleared:
+// a case the correct engine cannot decide tests nothing about the fault)
+// and the faulted check judged it (a verdict other than assumption-failed:
+// a fault that breaks the check's hypotheses, a diverged run, is counted
+// apart as Refused). On a valid case only violated is a catch, and no
+// case is replaced; the control passes when at least faults.MinPower of
+// its n valid cases were violated (Outcome.Misses), and fails when fewer
+// than n valid cases come in 4n draws. A
 // conjecture's claims are reported, not asserted: every case is counted
 // and nothing is shrunk.
 
@@ -48,9 +54,11 @@ type Outcome struct {
 	Verdict theorems.Verdict
 	// Interrupted reports a run stopped by ctx.
 	Interrupted bool
-	// Misses counts, for a fault control, the cases not reported violated;
-	// MissesAllowed is ⌊(1 − faults.MinPower)·n⌋.
-	Misses, MissesAllowed int
+	// Misses counts, for a fault control, the valid cases not reported
+	// violated; MissesAllowed is ⌊(1 − faults.MinPower)·n⌋. Invalid counts
+	// the draws on which the claim does not hold without the fault,
+	// Refused those the faulted check reported assumption-failed.
+	Misses, MissesAllowed, Invalid, Refused int
 }
 
 // Passed reports that n cases decided and every one was wanted.
@@ -100,9 +108,21 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 			continue
 		}
 		misses = 0
-		ver := p.Check(v)
-		o.Summary.Add(ver, fmt.Sprint(v))
 		if power {
+			if o.Invalid+o.Refused+decided >= 4*n {
+				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, 4*n, o.Invalid, o.Refused)
+				return o
+			}
+			if c, ok := v.(faultable); ok && p.Check(c.withFault("")).Status != theorems.Holds {
+				o.Invalid++
+				continue
+			}
+			ver := p.Check(v)
+			if ver.Status == theorems.AssumptionFailed {
+				o.Refused++
+				continue
+			}
+			o.Summary.Add(ver, fmt.Sprint(v))
 			decided++
 			if !want(ver) {
 				if o.Misses++; first == nil {
@@ -111,6 +131,8 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 			}
 			continue
 		}
+		ver := p.Check(v)
+		o.Summary.Add(ver, fmt.Sprint(v))
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {
 				o.GaveUp = true
@@ -137,6 +159,9 @@ func Decide(ctx context.Context, id string, p Property, seed int64, n int, want 
 			}
 			if first.res.Sieve != nil && !first.res.Sieve(w) {
 				continue // outside the generator's filter (a fault's scope)
+			}
+			if c, ok := w.(faultable); power && ok && p.Check(c.withFault("")).Status != theorems.Holds {
+				continue // not a valid case of the fault control
 			}
 			if wv := p.Check(w); wv.Status != theorems.Inconclusive && !want(wv) {
 				v, ver = w, wv
