@@ -23,7 +23,8 @@ func (b branchFPrime) DLogLoss(q float64) float64 { return -b.FPrime(q) }
 
 // underflowing leaves log domain: log ℓ(q) = log(e^{log ℓ(q)}), with ℓ
 // floored at the smallest subnormal (5e-324) instead of underflowing to 0
-// (so that nothing becomes −Inf): past q ≈ 745 every loss reads e^{−744.4}
+// (so that nothing becomes −Inf; math.Log reads that subnormal as about
+// e^{−709} on amd64): past q ≈ 709–745 every loss reads the same floor
 // and its f′ reads 0. A plain-float64 engine (LL App. K.2's warning).
 type underflowing struct{ losses.Margin }
 

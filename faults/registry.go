@@ -143,10 +143,10 @@ func Registry() []Fault {
 		},
 		{
 			Name: "loss-underflow", Component: "loss",
-			Effect: "the loss leaves log domain: ℓ = e^{log ℓ} floored at 5e-324, so past q ≈ 745 every loss reads e^{−744.4} and f′ reads 0",
+			Effect: "the loss leaves log domain: ℓ = e^{log ℓ} in float64, floored at the smallest subnormal, so past q ≈ 709–745 every loss reads the same floor and f′ reads 0",
 			Breaks: []Break{
-				{Claim: "LL-K1", Why: "the loss-based schedule's log 𝓛 cannot fall below about −745: it stalls short of log 𝓛 ≤ −2000"},
-				{Claim: "LL-K2", Why: "log 𝓛 saturates near −745 + log N while the independent per-sample recomputation goes on: the run disagrees with it"},
+				{Claim: "LL-K1", Why: "the loss-based schedule's log 𝓛 cannot fall below about −709 … −745: it stalls short of log 𝓛 ≤ −2000"},
+				{Claim: "LL-K2", Why: "log 𝓛 saturates near the float64 floor while the independent per-sample recomputation goes on: the run disagrees with it"},
 			},
 			loss: withUnderflow,
 		},

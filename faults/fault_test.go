@@ -1,0 +1,137 @@
+package faults_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// TestRegistry: names are unique, every declared claim is a catalog ID
+// (once per fault), and every fault declares at least one claim.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range faults.Registry() {
+		assert.False(t, seen[f.Name], "fault %s registered twice", f.Name)
+		seen[f.Name] = true
+		assert.NotEmpty(t, f.Component, f.Name)
+		assert.NotEmpty(t, f.Effect, f.Name)
+		assert.NotEmpty(t, f.Breaks, "fault %s declares no claim", f.Name)
+		claims := map[string]bool{}
+		for _, b := range f.Breaks {
+			_, ok := theorems.Lookup(b.Claim)
+			assert.True(t, ok, "fault %s declares %q, not a catalog ID", f.Name, b.Claim)
+			assert.False(t, claims[b.Claim], "fault %s declares %s twice", f.Name, b.Claim)
+			claims[b.Claim] = true
+			assert.NotEmpty(t, b.Why, "%s/%s", f.Name, b.Claim)
+		}
+	}
+	_, err := faults.Lookup("no-such-fault")
+	assert.Error(t, err)
+	none, err := faults.Lookup("")
+	require.NoError(t, err)
+	assert.True(t, none.None())
+}
+
+// problem is a two-sample separable problem for the engine-level tests.
+func problem(t *testing.T) (*train.Objective, []float64) {
+	t.Helper()
+	m, err := models.NewLinear(2, 1)
+	require.NoError(t, err)
+	d := &dataset.Dataset{N: 2, D: 2, X: []float64{1, 0.5, -0.2, 1}, Y: []float64{1, 1}}
+	obj, err := train.NewObjective(m, losses.NewBinary(losses.Exponential{}), d)
+	require.NoError(t, err)
+	return obj, []float64{0.1, -0.3}
+}
+
+// TestFaultsChangeTheEngine: every fault makes some engine computation
+// differ from the correct one (a fault that changes nothing would make
+// its controls vacuous), and the zero Fault changes none.
+func TestFaultsChangeTheEngine(t *testing.T) {
+	run := func(f faults.Fault, scheme train.Weighting) []float64 {
+		obj, theta := problem(t)
+		m, l := f.Model(obj.Model), f.Loss(obj.Loss)
+		obj, err := train.NewObjective(m, l, obj.Data)
+		require.NoError(t, err)
+		f.Objective(obj)
+		var opt train.Optimizer
+		opt, err = train.NewGD(0.1)
+		require.NoError(t, err)
+		tr, err := train.Run(obj, f.Optimizer(opt), theta, train.Config{Steps: 5, Weighting: scheme})
+		require.NoError(t, err)
+		return append(tr.Theta, tr.Final().LogLoss, float64(obj.Model.Degree().Order))
+	}
+	static := func() train.Weighting { return &train.Static{W: []float64{0.9, 0.1}} }
+	clean := run(faults.Fault{}, static())
+	for _, f := range faults.Registry() {
+		switch f.Name {
+		case "momentum-misindexed", "flow-error-underreported", "l2-gradient-uncentred", "ntk-scale":
+			continue // heavy ball, the flow, an L2 regularizer, the NTK network: TestFaultsOnTheirComponent
+		}
+		got := run(f, static())
+		assert.NotEqual(t, clean, got, "fault %s changed nothing on GD with static weights", f.Name)
+	}
+	assert.Equal(t, clean, run(faults.Fault{}, static()))
+}
+
+// TestFaultsOnTheirComponent covers the faults that act on one kind of
+// component only.
+func TestFaultsOnTheirComponent(t *testing.T) {
+	obj, theta := problem(t)
+	step := func(o train.Optimizer, obj *train.Objective) []float64 {
+		th := append([]float64(nil), theta...)
+		tr, err := train.Run(obj, o, th, train.Config{Steps: 5})
+		require.NoError(t, err)
+		return tr.Theta
+	}
+	hb, err := train.NewMomentum(0.1, 0.9)
+	require.NoError(t, err)
+	hb2, _ := train.NewMomentum(0.1, 0.9)
+	f, _ := faults.Lookup("momentum-misindexed")
+	assert.NotEqual(t, step(hb, obj), step(f.Optimizer(hb2), obj))
+
+	fl, _ := train.NewFlow(1e-8)
+	f, _ = faults.Lookup("flow-error-underreported")
+	f.Optimizer(fl)
+	assert.Equal(t, 1e-6, fl.ErrorScale)
+
+	obj.Reg = train.L2{Mu: 0.5, Theta0: []float64{1, 1}}
+	right := step(train.Optimizer(mustGD(t)), obj)
+	f, _ = faults.Lookup("l2-gradient-uncentred")
+	f.Objective(obj)
+	assert.NotEqual(t, right, step(mustGD(t), obj))
+}
+
+func mustGD(t *testing.T) *train.GD {
+	gd, err := train.NewGD(0.1)
+	require.NoError(t, err)
+	return gd
+}
+
+// TestLossUnderflowFloors: the out-of-log-domain loss stops falling near
+// q ≈ 709–745 (float64's range; f′ reads 0 past it), where the right loss
+// keeps going, and it is never −Inf.
+func TestLossUnderflowFloors(t *testing.T) {
+	f, _ := faults.Lookup("loss-underflow")
+	l := f.Loss(losses.NewBinary(losses.Exponential{}))
+	assert.Equal(t, -10.0, l.LogLoss([]float64{10}, 1))
+	far := l.LogLoss([]float64{1e6}, 1)
+	assert.False(t, math.IsInf(far, 0))
+	assert.Greater(t, far, -746.0)
+	assert.Equal(t, far, l.LogLoss([]float64{800}, 1))
+}
+
+func ExampleLookup() {
+	f, _ := faults.Lookup("weights-ignored")
+	fmt.Println(f.Component, f.Declares("ZD-T1"), f.Declares("LL-B3"))
+	// Output: reweighting true false
+}
