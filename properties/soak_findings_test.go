@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -168,6 +169,11 @@ func TestSoakFindings(t *testing.T) {
 		{"1795352410120262", map[string]func(*testing.T){"ZD-L3": TestZD_L3_NTKConcentration}},
 		{"1795352410104424", map[string]func(*testing.T){"XY-P2 control": TestXY_P2_NonSeparable_NegativeControl}},
 		{"1795354210101905", map[string]func(*testing.T){"ENG-grad control": TestENG_grad_FiniteDifferences_NegativeControl, "ZD-L3 control": TestZD_L3_NTKConcentration_NegativeControl}},
+		// The soaks of the fault registry (2026-11-25, docs/trust.md).
+		{"1795647940959338", map[string]func(*testing.T){"ZD-T8": TestZD_T8_RegularizationPath}},
+		{"1795647940951419", map[string]func(*testing.T){"loss-underflow/LL-K1": faultPair("loss-underflow", "LL-K1"), "flow-error/LL-F": faultPair("flow-error-underreported", "LL-F")}},
+		{"1795647940943500", map[string]func(*testing.T){"preconditioner/LL-4.4": faultPair("preconditioner", "LL-4.4"), "weights-ignored/XY-P2": faultPair("weights-ignored", "XY-P2")}},
+		{"1795648796969825", map[string]func(*testing.T){"fprime-branch/ENG-grad": faultPair("fprime-branch", "ENG-grad")}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)
@@ -204,5 +210,19 @@ func TestPickNegative(t *testing.T) {
 	kc := KKTCase{Loss: -1}
 	if kc.loss() != "logistic" {
 		t.Errorf("KKTCase{Loss: -1}.loss() = %q", kc.loss())
+	}
+}
+
+// faultPair runs one declared (fault, claim) pair of TestFaultPower at the
+// test seed.
+func faultPair(fault, claim string) func(*testing.T) {
+	return func(t *testing.T) {
+		row, err := MeasurePower(context.Background(), entry(t, claim), fault, testSeed(t), Quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !row.OK() {
+			t.Errorf("%s against %s: %d of %d violated; first miss: %s", fault, claim, row.Violated, row.Cases, row.Missed)
+		}
 	}
 }
