@@ -137,7 +137,6 @@ func Registry() []Fault {
 			Effect: "the margin loss's f′ is doubled on its q > 0 branch while f is right",
 			Breaks: []Break{
 				{Claim: "ENG-grad", On: "log 𝓛", Why: "the gradient of log 𝓛 disagrees with its finite differences at separated samples"},
-				{Claim: "ZD-T10", Why: "the regularized logistic cases step along a gradient that is not f's: the per-step descent inequality fails"},
 			},
 			loss: withBranchFPrime,
 		},
