@@ -170,6 +170,12 @@ func fixedDirectionProperty(check func(*KKTBuilt, *train.Trajectory) theorems.Ve
 	}}
 }
 
+// ntkAlignmentUndecided is the measured rate of inconclusive cases of
+// LL-4.5's GD claim (the angle to the NTK-SVM not yet halved, θ̂ still
+// moving): TestUndecidedRates re-measures it. A soak (seed
+// 1795648797183638) gave up at 4 of 8 against the flat allowance of 3.
+var ntkAlignmentUndecided = Rate{Count: 25, Of: 300}
+
 // smoothFamilies are the claims' families of LL-4.5 ((S1) needs C² nets):
 // deep linear. The x² nets are smooth too, but their angle to the
 // NTK-SVM comes down slowly: under IMPLICITBIAS_BUDGET=long (2·10⁶ GD steps)
@@ -482,9 +488,12 @@ func init() {
 	})
 	register(Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
 		Claims: []Property{
-			kktTrajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			// Run on LL-4.4's windows of consecutive steps (kktPlan) so that
+			// the descent-step identity can be checked; the angle had not
+			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
+			undecided(kktTrajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
-			}, smoothFamilies()...),
+			}, smoothFamilies()...), ntkAlignmentUndecided),
 			flowProperty2("gradient flow, deep linear and x² nets", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),

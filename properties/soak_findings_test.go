@@ -174,6 +174,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795647940951419", map[string]func(*testing.T){"loss-underflow/LL-K1": faultPair("loss-underflow", "LL-K1"), "flow-error/LL-F": faultPair("flow-error-underreported", "LL-F")}},
 		{"1795647940943500", map[string]func(*testing.T){"preconditioner/LL-4.4": faultPair("preconditioner", "LL-4.4"), "weights-ignored/XY-P2": faultPair("weights-ignored", "XY-P2")}},
 		{"1795648796969825", map[string]func(*testing.T){"fprime-branch/ENG-grad": faultPair("fprime-branch", "ENG-grad")}},
+		{"1795648797183638", map[string]func(*testing.T){"LL-4.5": TestLL_4_5_NTKSVM}},
 	} {
 		t.Run(tc.seed, func(t *testing.T) {
 			t.Setenv("IMPLICITBIAS_SEED", tc.seed)
