@@ -14,8 +14,10 @@ import (
 
 // TestGenDataSeparable: a separable dataset is classified correctly by its
 // teacher with the margin asked for, and has the requested shape.
-func TestGenDataSeparable(t *testing.T) {
-	params := gopter.DefaultTestParametersWithSeed(testSeed(t))
+func TestGenDataSeparable(t *testing.T) { genDataSeparable(t, testSeed(t)) }
+
+func genDataSeparable(t *testing.T, seed int64) {
+	params := gopter.DefaultTestParametersWithSeed(seed)
 	props := gopter.NewProperties(params)
 	props.Property("teacher separates its data", prop.ForAll(func(c DataCase) *gopter.PropResult {
 		d, m, theta, err := c.Build()

@@ -71,7 +71,7 @@ func withFault(g gopter.Gen, name string) gopter.Gen {
 
 // acceptsFaults reports whether p's cases carry a fault: it draws one.
 func acceptsFaults(p Property) bool {
-	cs := Sample(p.Gen, 1, 1)
+	cs := Sample(p.Generator(NewRunner(1, Quick)), 1, 1)
 	if len(cs) == 0 {
 		return false
 	}
@@ -111,6 +111,7 @@ func faultProperty(p Property, f faults.Fault) Property {
 		Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
 		Drops: "fault:" + f.Name,
 		Gen:   withFault(p.Gen, f.Name),
+		GenAt: func(r *Runner) gopter.Gen { return withFault(p.Generator(r), f.Name) },
 		Check: p.Check,
 		Fault: f.Name,
 	}

@@ -14,18 +14,13 @@ import (
 
 // Figures of the trajectory-based entries, drawn by `verify --report`: one
 // representative case per entry, drawn from the run's seed like the cases
-// the check decided on. A figure that cannot be drawn (the case failed to
-// build or train) is left out; the check's verdict says why.
-var figureFuncs = map[string]func(seed int64, b Budget) []theorems.Figure{
-	"LL-4.1": marginFigures,
-	"LL-4.3": rateFigures,
-	"LL-4.4": kktFigures,
-	"ZD-T1":  grwDistanceFigures,
-}
+// the check decided on (Entry.Figures). A figure that cannot be drawn (the
+// case failed to build or train) is left out; the check's verdict says why.
 
 // marginFigures draws γ̃ and γ̄ against log T along one integrated flow
 // (LL-4.1): γ̃ rises monotonically and meets γ̄ from below.
-func marginFigures(seed int64, _ Budget) []theorems.Figure {
+func marginFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenFlow(smoothActs, []int{2}, []string{"exp"}), seed, 1)
 	if len(cs) == 0 {
 		return nil
@@ -35,7 +30,7 @@ func marginFigures(seed int64, _ Budget) []theorems.Figure {
 	if err != nil {
 		return nil
 	}
-	n := lengths()
+	n := r.lengths()
 	tr, err := flowRun(obj, theta, n.flowTarget, n.flowSteps)
 	if err != nil {
 		return nil
@@ -65,7 +60,8 @@ func marginFigures(seed int64, _ Budget) []theorems.Figure {
 // rateFigures draws, along one long flow (LL-4.3), the two ratios of Thm 4.3
 // against log log T: both flatten, log(𝓛·T·(log T)^{2−2/L}) and
 // log(ρ/(log T)^{1/L}).
-func rateFigures(seed int64, _ Budget) []theorems.Figure {
+func rateFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenRateRun(0), seed, 1)
 	if len(cs) == 0 {
 		return nil
@@ -79,7 +75,7 @@ func rateFigures(seed int64, _ Budget) []theorems.Figure {
 	if err != nil {
 		return nil
 	}
-	n := lengths()
+	n := r.lengths()
 	tr, err := train.Run(obj, opt, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
 	if err != nil {
 		return nil
@@ -110,13 +106,14 @@ func rateFigures(seed int64, _ Budget) []theorems.Figure {
 
 // kktFigures draws the KKT residuals ε, δ and 1 − β of θ̃ = θ/q_min^{1/L}
 // against log T along one GD run of a ReLU network (LL-4.4).
-func kktFigures(seed int64, _ Budget) []theorems.Figure {
+func kktFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenKKT(KKTReLU), seed, 1)
 	if len(cs) == 0 {
 		return nil
 	}
 	c := cs[0].(KKTCase)
-	b, tr, err := trained(c)
+	b, tr, err := trained(r, c)
 	if err != nil {
 		return nil
 	}
@@ -156,7 +153,8 @@ func kktFigures(seed int64, _ Budget) []theorems.Figure {
 // grwDistanceFigures draws the relative distance ‖θ_t − θ*‖/‖θ*‖ to the ERM
 // interpolator against the step for every GRW scheme (ZD-T1), and Adam
 // (the negative control), on one overparameterized regression problem.
-func grwDistanceFigures(seed int64, _ Budget) []theorems.Figure {
+func grwDistanceFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenRegression(nil, []int{OptGD}), seed, 1)
 	if len(cs) == 0 {
 		return nil

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
@@ -17,85 +16,89 @@ import (
 // rebuilt with the loss in place of the built-in ones, each with its
 // negative controls.
 
-// lossEntryBuilders build the entries that take a loss name.
-var lossEntryBuilders = map[string]func(loss string) Entry{
-	"LL-A5": func(loss string) Entry {
-		floor := separationFloor
-		return Entry{
-			Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
-				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
-				})},
-			Controls: []Property{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
-				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					d := *obj.Data
-					d.Y = append([]float64(nil), d.Y...)
-					d.Y[0] = -d.Y[0]
-					flipped, err := train.NewObjective(obj.Model, obj.Loss, &d)
-					if err != nil {
-						return undecidedOr(err)
-					}
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
-				}))},
-		}
-	},
-	"LL-5.1": func(loss string) Entry {
-		return Entry{
-			Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
-				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
-				})},
-			Controls: []Property{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
-				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
-				}))},
-		}
-	},
-	"LL-4.1": func(loss string) Entry {
-		flows := GenFlow(smoothActs, []int{2}, []string{loss})
-		return Entry{Cases: 20,
-			Claims:   []Property{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
-			Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
-		}
-	},
-	"ZD-T7": func(loss string) Entry {
-		direction := func(c ClassCase) theorems.Verdict {
-			data, tr, err := c.Run(classSteps())
-			if err != nil {
-				return buildFailed(err)
-			}
-			return theorems.GRWDirection(data, tr)
-		}
-		return Entry{Cases: 8,
-			Claims: []Property{{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
-				Check: func(x any) theorems.Verdict { return direction(x.(ClassCase)) }}},
-			Controls: []Property{polyControl("1/2", func() Property {
-				return Property{Gen: GenClassNamed(true, loss, allGRWSchemes()),
-					Check: func(x any) theorems.Verdict { return direction(x.(ClassCase).WithLoss(LossPolyHalf)) }}
+// marginApproxForLoss is LL-A5 with a user's loss.
+func marginApproxForLoss(loss string) Entry {
+	floor := separationFloor
+	return Entry{
+		Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
-		}
-	},
-	"LL-4.3": func(loss string) Entry {
-		claim := rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow")
-		f, _ := faults.Lookup("degree-plus-one")
-		return Entry{Cases: 5,
-			Claims:   []Property{claim},
-			Controls: []Property{faultProperty(claim, f)},
-		}
-	},
+		Controls: []Property{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				d := *obj.Data
+				d.Y = append([]float64(nil), d.Y...)
+				d.Y[0] = -d.Y[0]
+				flipped, err := train.NewObjective(obj.Model, obj.Loss, &d)
+				if err != nil {
+					return undecidedOr(err)
+				}
+				return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
+			}))},
+	}
 }
 
-// LossEntryIDs lists the entries ForLoss can build, in catalog order.
+// flowInequalityForLoss is LL-5.1 with a user's loss.
+func flowInequalityForLoss(loss string) Entry {
+	return Entry{
+		Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+			})},
+		Controls: []Property{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
+			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+			}))},
+	}
+}
+
+// flowMonotoneForLoss is LL-4.1 with a user's loss.
+func flowMonotoneForLoss(loss string) Entry {
+	flows := GenFlow(smoothActs, []int{2}, []string{loss})
+	return Entry{Cases: 20,
+		Claims:   []Property{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
+		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
+	}
+}
+
+// grwDirectionForLoss is ZD-T7 with a user's loss.
+func grwDirectionForLoss(loss string) Entry {
+	direction := func(r *Runner, c ClassCase) theorems.Verdict {
+		data, tr, err := c.Run(r, classSteps(r))
+		if err != nil {
+			return buildFailed(err)
+		}
+		return theorems.GRWDirection(data, tr)
+	}
+	return Entry{Cases: 8,
+		Claims: []Property{{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
+			Check: func(r *Runner, x any) theorems.Verdict { return direction(r, x.(ClassCase)) }}},
+		Controls: []Property{polyControl("1/2", func() Property {
+			return Property{Gen: GenClassNamed(true, loss, allGRWSchemes()),
+				Check: func(r *Runner, x any) theorems.Verdict { return direction(r, x.(ClassCase).WithLoss(LossPolyHalf)) }}
+		})},
+	}
+}
+
+// ratesForLoss is LL-4.3 with a user's loss.
+func ratesForLoss(loss string) Entry {
+	claim := rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow")
+	f, _ := faults.Lookup("degree-plus-one")
+	return Entry{Cases: 5,
+		Claims:   []Property{claim},
+		Controls: []Property{faultProperty(claim, f)},
+	}
+}
+
+// LossEntryIDs lists the entries ForLoss can build (Entry.ForLoss), in
+// catalog order.
 func LossEntryIDs() []string {
-	order := map[string]int{}
-	for i, c := range theorems.Catalog() {
-		order[c.ID] = i
-	}
 	var ids []string
-	for id := range lossEntryBuilders {
-		ids = append(ids, id)
+	for _, e := range Entries() {
+		if e.ForLoss != nil {
+			ids = append(ids, e.ID)
+		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return order[ids[i]] < order[ids[j]] })
 	return ids
 }
 
@@ -115,14 +118,13 @@ func ForLoss(loss string, ids []string) ([]Entry, error) {
 		want[id] = true
 	}
 	var es []Entry
-	for _, id := range LossEntryIDs() {
-		if !want[id] {
+	for _, e := range Entries() {
+		if e.ForLoss == nil || !want[e.ID] {
 			continue
 		}
-		e := lossEntryBuilders[id](loss)
-		info, _ := theorems.Lookup(id)
-		e.Info = info
-		es = append(es, e)
+		withLoss := e.ForLoss(loss)
+		withLoss.Info = e.Info
+		es = append(es, withLoss)
 	}
 	return es, nil
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -227,7 +226,7 @@ const classLR = 0.5
 
 // classSteps is the length of a GRW run: the quick budget reaches log T ≈
 // 11.5, so the residual test of LL-lin compares T ≈ 300 with T = 10⁵.
-func classSteps() int { return budgetSteps(200000) }
+func classSteps(r *Runner) int { return budgetSteps(r, 200000) }
 
 // Objective builds the linear model's objective on data with loss name.
 func linearObjective(data *dataset.Dataset, out int, loss string) (*train.Objective, error) {
@@ -313,41 +312,21 @@ func grwRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.
 	return tr, nil
 }
 
-// classRuns caches the GD runs of classification cases: ZD-T7, ZD-T8 and
-// the table of docs/grwclass.md read the same runs. Each caller only reads
-// the trajectory.
-var classRuns = struct {
-	sync.Mutex
-	m map[string]*cachedClassRun
-}{m: map[string]*cachedClassRun{}}
-
-type cachedClassRun struct {
-	once sync.Once
-	tr   *train.Trajectory
-	err  error
-}
-
 // Run trains the case's linear model by GD (η = classLR) from 0 under its
-// scheme for steps steps, recording θ at steps growing by 1.5× (cached).
-func (c ClassCase) Run(steps int) (*dataset.Dataset, *train.Trajectory, error) {
+// scheme for steps steps, recording θ at steps growing by 1.5× (cached in
+// r: ZD-T7, ZD-T8 and the table of docs/grwclass.md read the same runs;
+// each caller only reads the trajectory).
+func (c ClassCase) Run(r *Runner, steps int) (*dataset.Dataset, *train.Trajectory, error) {
 	key := fmt.Sprintf("%#v/%d", c, steps) // every field, exactly: shrunk cases differ in one
-	classRuns.Lock()
-	r, ok := classRuns.m[key]
-	if !ok {
-		r = &cachedClassRun{}
-		classRuns.m[key] = r
-	}
-	classRuns.Unlock()
 	data := c.Data()
-	r.once.Do(func() {
+	tr, err := r.classRuns.getKept(key, func() (*train.Trajectory, error) {
 		w, err := c.Weighting()
 		if err != nil {
-			r.err = err
-			return
+			return nil, err
 		}
-		r.tr, r.err = c.runWith(data, w, steps)
+		return c.runWith(data, w, steps)
 	})
-	return data, r.tr, r.err
+	return data, tr, err
 }
 
 // runWith trains the case's model on data under the scheme w.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,17 +15,38 @@ import (
 // fresh one in soak mode (IMPLICITBIAS_SOAK set), 1 otherwise (CI). A failing
 // property prints it.
 func testSeed(t *testing.T) int64 {
+	return testRunner(t).Seed
+}
+
+// sharedRunner is the Runner of one test process: its seed and budget come
+// from the environment, and its caches serve every test (LL-4.4, LL-A9,
+// LL-lin and LL-4.5 read the same training runs, as in one verify run).
+var sharedRunner = sync.OnceValues(func() (*Runner, error) {
+	seed := int64(1)
 	if s := os.Getenv("IMPLICITBIAS_SEED"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			t.Fatalf("IMPLICITBIAS_SEED=%q is not an integer", s)
+			return nil, err
 		}
-		return v
+		seed = v
+	} else if os.Getenv("IMPLICITBIAS_SOAK") != "" {
+		seed = time.Now().UnixNano()
 	}
-	if os.Getenv("IMPLICITBIAS_SOAK") != "" {
-		return time.Now().UnixNano()
+	b, err := BudgetFromEnv()
+	if err != nil {
+		return nil, err
 	}
-	return 1
+	return NewRunner(seed, b), nil
+})
+
+// testRunner returns the tests' Runner (IMPLICITBIAS_SEED, IMPLICITBIAS_SOAK,
+// IMPLICITBIAS_BUDGET).
+func testRunner(t *testing.T) *Runner {
+	r, err := sharedRunner()
+	if err != nil {
+		t.Fatalf("the test environment: %v", err)
+	}
+	return r
 }
 
 func entry(t *testing.T, id string) Entry {
@@ -37,53 +59,57 @@ func entry(t *testing.T, id string) Entry {
 	return Entry{}
 }
 
-// runProperty runs p over n decided cases by Decide, the rule `verify`
-// applies too: an inconclusive verdict is neither a claim's pass nor a
-// control's catch; the case is replaced by a fresh one, at most
+// Assert checks the catalog entry id on the path `verify` runs
+// (Runner.Run): the same seeds, the same numbers of cases, the same rule
+// (Decide), each claim and each control that breaks a hypothesis as a
+// subtest. A conjecture's claims are counted, not asserted (they fail only
+// by giving up). The fault controls are measured by TestFaultPower.
+func Assert(t *testing.T, id string) {
+	t.Helper()
+	r := testRunner(t)
+	e := entry(t, id)
+	for i, p := range e.Claims {
+		t.Run(p.Name, func(t *testing.T) {
+			runProperty(t, r, e.ID, p, r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture)
+		})
+	}
+	for i, p := range e.Controls {
+		if p.Fault != "" {
+			continue // measured by TestFaultPower
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			runProperty(t, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.CaughtBy, true)
+		})
+	}
+}
+
+// runProperty runs p over n decided cases drawn from seed by Decide, the
+// rule `verify` applies: an inconclusive verdict is neither a claim's pass
+// nor a control's catch; the case is replaced by a fresh one, at most
 // DiscardAllowance(n, p.Undecided) times, after which the property fails
 // ("gave up"). A failing case is shrunk and printed with the seed that
 // reproduces it (IMPLICITBIAS_SEED).
-func runProperty(t *testing.T, p Property, n int, want func(theorems.Verdict) bool) {
+func runProperty(t *testing.T, r *Runner, id string, p Property, seed int64, n int, want func(theorems.Verdict) bool, report bool) {
 	t.Helper()
-	seed := testSeed(t)
-	o := Decide(context.Background(), p.Name, p, seed, n, want, true)
+	o := Decide(context.Background(), r, id, p, seed, n, want, report)
 	switch {
 	case o.GaveUp:
-		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (seed %d; IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",
-			p.Name, o.Summary.Inconclusive, o.Summary.Cases, o.Allowance, seed, seed, o.Summary.Worst)
+		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",
+			p.Name, o.Summary.Inconclusive, o.Summary.Cases, o.Allowance, r.Seed, o.Summary.Worst)
 	case o.Failed != "":
-		t.Fatalf("%s: falsified (seed %d; IMPLICITBIAS_SEED=%d reproduces it)\n\tcase: %s", p.Name, seed, seed, o.Failed)
+		t.Fatalf("%s: falsified (IMPLICITBIAS_SEED=%d reproduces it)\n\tcase: %s", p.Name, r.Seed, o.Failed)
 	}
 	if o.Summary.Inconclusive > 0 {
 		t.Logf("%d inconclusive cases replaced (%d allowed)", o.Summary.Inconclusive, o.Allowance)
 	}
 }
 
-// claim asserts that p holds on n cases.
-func claim(t *testing.T, p Property, n int) {
-	t.Helper()
-	runProperty(t, p, n, func(v theorems.Verdict) bool { return v.Status == theorems.Holds })
-}
-
-// control asserts that the check reports violated or assumption-failed on
-// every one of n cases of the negative control p.
-func control(t *testing.T, p Property, n int) {
-	t.Helper()
-	runProperty(t, p, n, Caught)
-}
-
-// claims and controls run every claim and control of an entry as subtests.
-func claims(t *testing.T, id string, n int) {
-	for _, p := range entry(t, id).Claims {
-		t.Run(p.Name, func(t *testing.T) { claim(t, p, n) })
+// envRunner is testRunner for helpers without a *testing.T: the quick
+// budget at seed 1 when the environment is malformed (testRunner reports
+// that).
+func envRunner() *Runner {
+	if r, err := sharedRunner(); err == nil {
+		return r
 	}
-}
-
-func controls(t *testing.T, id string, n int) {
-	for _, p := range entry(t, id).Controls {
-		if p.Fault != "" {
-			continue // measured by TestFaultPower
-		}
-		t.Run(p.Name, func(t *testing.T) { control(t, p, n) })
-	}
+	return NewRunner(1, Quick)
 }

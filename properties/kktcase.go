@@ -279,24 +279,24 @@ func GenKKT(families ...int) gopter.Gen {
 // the checks verify (theorems.StepIdentityUlps). Smooth models are measured
 // at a window's first record, so their statistics are those of the
 // one-record windows of plan().
-func (c KKTCase) kktPlan() (steps, burst int) {
-	steps, burst = c.plan()
+func (c KKTCase) kktPlan(r *Runner) (steps, burst int) {
+	steps, burst = c.plan(r)
 	return steps, max(burst, 2)
 }
 
 // TrainWith runs opt from the initialization along kktPlan (the
 // fault-injection tests pass a wrapped optimizer).
-func (b *KKTBuilt) TrainWith(c KKTCase, opt train.Optimizer) (*train.Trajectory, error) {
-	steps, burst := c.kktPlan()
+func (b *KKTBuilt) TrainWith(r *Runner, c KKTCase, opt train.Optimizer) (*train.Trajectory, error) {
+	steps, burst := c.kktPlan(r)
 	θ := append([]float64(nil), b.Init...)
 	return recordRun(b.Obj, opt, θ, steps, burst, 1.5)
 }
 
 // kktTrained builds c and trains it by GD along kktPlan (cached; LL-4.4 and
 // LL-A9 read the same runs).
-func kktTrained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps, burst := c.kktPlan()
-	return cached(fmt.Sprintf("kkt/%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
+func kktTrained(r *Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	steps, burst := c.kktPlan(r)
+	return cached(r, fmt.Sprintf("kkt/%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
 		b, err := c.Build()
 		if err != nil {
 			return nil, nil, err
@@ -305,7 +305,7 @@ func kktTrained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		tr, err := b.TrainWith(c, b.Fault.Optimizer(gd))
+		tr, err := b.TrainWith(r, c, b.Fault.Optimizer(gd))
 		return b, tr, err
 	})
 }
@@ -313,8 +313,8 @@ func kktTrained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 // kktTrajectoryProperty checks a trajectory check on the kktPlan GD runs of
 // the families.
 func kktTrajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
-		b, tr, err := kktTrained(x.(KKTCase))
+	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
+		b, tr, err := kktTrained(r, x.(KKTCase))
 		if err != nil {
 			return theorems.Assumption("case does not build or train: %v", err)
 		}

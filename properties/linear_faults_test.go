@@ -125,7 +125,7 @@ func kktFaultRun(c KKTCase, mk func(lr float64) train.Optimizer) (*KKTBuilt, *tr
 	if lr == 0 {
 		return nil, nil, fmt.Errorf("no stable step size for %v", c)
 	}
-	steps, burst := c.plan()
+	steps, burst := c.plan(envRunner())
 	θ := append([]float64(nil), b.Init...)
 	tr, err := recordRun(b.Obj, mk(lr), θ, steps, burst, 1.5)
 	return b, tr, err
@@ -146,7 +146,7 @@ func classFaultRun(c ClassCase, opt train.Optimizer, wrap func(train.Weighting) 
 	if wrap != nil {
 		w = wrap(w)
 	}
-	tr, err := grwRun(obj, opt, make([]float64, data.D), w, classSteps(), 1.5)
+	tr, err := grwRun(obj, opt, make([]float64, data.D), w, classSteps(envRunner()), 1.5)
 	return data, tr, err
 }
 

@@ -15,21 +15,24 @@ import (
 // the claim's sweep with the ntk-scale fault (the output factor 1/d_L: the
 // mean-field network) and the Gaussian last layer (not an entry's case: a
 // finding of docs/ntk.md).
-var NTKParts = []string{"L3", "T4", "T4-gauss", "T4-zero", "T4-ntk-scale", "T6", "T9"}
+func NTKParts() []string {
+	return []string{"L3", "T4", "T4-gauss", "T4-zero", "T4-ntk-scale", "T6", "T9"}
+}
 
-// WriteNTKReport runs one part of section F at the run budget on the case
-// that `verify --seed seed` checks first (the same sweep, so the numbers are
+// WriteNTKReport runs one part of section F at r's budget on the case
+// that `verify --seed` checks first at r's seed (the same sweep, so the numbers are
 // the ones the verdict was computed from), writes its Markdown table and
 // verdict to w and returns its figures.
-func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, error) {
+func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, error) {
+	seed := r.Seed
 	switch part {
 	case "L3":
 		c := Sample(GenKernelSweep(false), seed, 1)[0].(KernelSweepCase)
-		ws, err := c.Run()
+		ws, err := c.Run(r)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-L3, %v.\n\n| width | Σ_ij Var Θ^{(0)}(x_i, x_j) | SE of log | mean Gram entries |\n|---|---|---|---|\n", c)
+		fmt.Fprintf(w, "ZD-L3, %v.\n\n| width | Σ_ij Var Θ^{(0)}(x_i, x_j) | SE of log | mean Gram entries |\n|---|---|---|---|\n", c.describe(r))
 		for _, kw := range ws {
 			kv, err := kw.Variance(ntkN)
 			if err != nil {
@@ -39,19 +42,19 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 			fmt.Fprintf(w, "| %d | %.3g | %.2f | [%.3f, %.3f] |\n", kv.Width, kv.V, kv.LogSE, lo, hi)
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKConcentration(ntkN, ws))
-		return kernelFigures(seed, Quick), nil
+		return kernelFigures(r), nil
 	case "T4", "T4-gauss", "T4-zero", "T4-ntk-scale":
 		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-ntk-scale": gapClaim}[part]
 		c := Sample(GenGapSweep(kind), seed, 1)[0].(GapSweepCase)
 		if part == "T4-ntk-scale" {
 			c.Fault = "ntk-scale"
 		}
-		runs, err := c.Run()
+		runs, err := c.Run(r)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T4/L5, %v.\n\n| width | parameters | sup_t max_x \\|f_lin − f\\| (geometric mean [min, max] over seeds) | limsup max_x \\|f_GRW − f_ERM\\| | max_x \\|f_lin − f*\\| at the end | linearized runs against their path / the weights' effect |\n|---|---|---|---|---|---|\n", c)
-		depth, _ := c.size()
+		fmt.Fprintf(w, "ZD-T4/L5, %v.\n\n| width | parameters | sup_t max_x \\|f_lin − f\\| (geometric mean [min, max] over seeds) | limsup max_x \\|f_GRW − f_ERM\\| | max_x \\|f_lin − f*\\| at the end | linearized runs against their path / the weights' effect |\n|---|---|---|---|---|---|\n", c.describe(r))
+		depth, _ := c.size(r)
 		for _, g := range groupGap(runs) {
 			fmt.Fprintf(w, "| %d | %d | %s | %s | %.1e | %.1e / %.2g |\n", g[0].Width, ntkParams(depth, g[0].Width),
 				spread(g, func(r theorems.GapRun) float64 { return r.LinGap }),
@@ -61,7 +64,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 				minOf(g, func(r theorems.GapRun) float64 { return r.LinPath.Effect }))
 		}
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKApproximation(runs))
-		f, ok := GapFigure(runs, c.String())
+		f, ok := GapFigure(runs, c.describe(r))
 		if !ok {
 			return nil, nil
 		}
@@ -76,11 +79,11 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		return []theorems.Figure{f}, nil
 	case "T6":
 		c := Sample(GenRegSweep(false), seed, 1)[0].(RegSweepCase)
-		runs, err := c.Run()
+		runs, err := c.Run(r)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T6, %v; risk budget ε = %.3g.\n\n| μ/(q_min λ_min) | width | training risk R̂ | max_x \\|f_reg − f_ERM\\| | d̃^{−1/4} + √R̂ | sup_t \\|f_reg − f_linreg\\| | \\|f_linreg − f*\\| / Lemma 18's bound | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|\n", c, c.riskBudget())
+		fmt.Fprintf(w, "ZD-T6, %v; risk budget ε = %.3g.\n\n| μ/(q_min λ_min) | width | training risk R̂ | max_x \\|f_reg − f_ERM\\| | d̃^{−1/4} + √R̂ | sup_t \\|f_reg − f_linreg\\| | \\|f_linreg − f*\\| / Lemma 18's bound | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|\n", c.describe(r), c.riskBudget())
 		sort.SliceStable(runs, func(i, j int) bool {
 			if runs[i].C != runs[j].C {
 				return runs[i].C < runs[j].C
@@ -110,11 +113,11 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		return nil, nil
 	case "T9":
 		c := Sample(GenSignSweep(false), seed, 1)[0].(SignSweepCase)
-		runs, err := c.Run()
+		runs, err := c.Run(r)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "ZD-T9, %v.\n\n| μ | width | training risk ε | δ | δ√R | the proof's bound on δ | agreement on certified points | agreement on all test points | sup_t \\|f_reg − f_linreg\\| (geometric mean) | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|---|---|\n", c)
+		fmt.Fprintf(w, "ZD-T9, %v.\n\n| μ | width | training risk ε | δ | δ√R | the proof's bound on δ | agreement on certified points | agreement on all test points | sup_t \\|f_reg − f_linreg\\| (geometric mean) | linearized run against its path / the weights' effect |\n|---|---|---|---|---|---|---|---|---|---|\n", c.describe(r))
 		sort.SliceStable(runs, func(i, j int) bool {
 			if runs[i].Mu != runs[j].Mu {
 				return runs[i].Mu > runs[j].Mu
@@ -153,7 +156,7 @@ func WriteNTKReport(part string, seed int64, w io.Writer) ([]theorems.Figure, er
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.SignAgreement(runs))
 		return nil, nil
 	}
-	return nil, fmt.Errorf("unknown part %q (want one of %s)", part, strings.Join(NTKParts, ", "))
+	return nil, fmt.Errorf("unknown part %q (want one of %s)", part, strings.Join(NTKParts(), ", "))
 }
 
 // ntkParams is the number of parameters of depth hidden layers of width w

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -37,8 +36,8 @@ const (
 // unit) costs about three times tanh's, and the quick budget keeps to tanh.
 var ntkActs = []models.Activation{models.ActTanh, models.ActGELU}
 
-func trainAct(i int) models.Activation {
-	if long() {
+func trainAct(r *Runner, i int) models.Activation {
+	if r.long() {
 		return ntkActs[pick(i, len(ntkActs))]
 	}
 	return models.ActTanh
@@ -60,8 +59,8 @@ func widthsFrom(lo, hi int) []int {
 
 // kernelSize: ZD-L3 needs only forward passes at initialization, so it
 // sweeps up to the long budget's widest network at both budgets' seeds.
-func kernelSize() sweepSize {
-	if long() {
+func kernelSize(r *Runner) sweepSize {
+	if r.long() {
 		return sweepSize{widthsFrom(32, 4096), 128}
 	}
 	return sweepSize{widthsFrom(32, 1024), 32}
@@ -85,16 +84,16 @@ func (c KernelSweepCase) withFault(name string) any { c.Fault = name; return c }
 func (c KernelSweepCase) act() models.Activation { return ntkActs[pick(c.Act, len(ntkActs))] }
 
 // spec returns the network of width w ("W" in descriptions).
-func (c KernelSweepCase) spec(w any) string {
+func (c KernelSweepCase) spec(r *Runner, w any) string {
 	if c.Bottleneck {
 		return fmt.Sprintf("ntk:%s:4-%v", c.act(), w)
 	}
 	return ntkSpec(c.act(), 2, w)
 }
 
-func (c KernelSweepCase) String() string {
-	s := kernelSize()
-	return fmt.Sprintf("%s, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
+func (c KernelSweepCase) describe(r *Runner) string {
+	s := kernelSize(r)
+	return fmt.Sprintf("%s, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenKernelSweep generates ZD-L3 cases.
@@ -104,16 +103,14 @@ func GenKernelSweep(bottleneck bool) gopter.Gen {
 	})
 }
 
-var kernelRuns memo[[]theorems.KernelWidth]
-
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
 // parallel (cached per case and budget: the figures reuse them).
-func (c KernelSweepCase) Run() ([]theorems.KernelWidth, error) {
-	return kernelRuns.get(c.String()+"/"+RunBudget().String(), c.run)
+func (c KernelSweepCase) Run(r *Runner) ([]theorems.KernelWidth, error) {
+	return r.kernelRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.KernelWidth, error) { return c.run(r) })
 }
 
-func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
-	s := kernelSize()
+func (c KernelSweepCase) run(r *Runner) ([]theorems.KernelWidth, error) {
+	s := kernelSize(r)
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -126,7 +123,7 @@ func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
 	errs := make([]error, len(s.widths)*s.seeds)
 	runParallel(len(errs), func(j int) {
 		i, k := j/s.seeds, j%s.seeds
-		net, err := buildNTK(c.spec(s.widths[i]), f)
+		net, err := buildNTK(c.spec(r, s.widths[i]), f)
 		if err != nil {
 			errs[j] = err
 			return
@@ -145,8 +142,8 @@ func (c KernelSweepCase) run() ([]theorems.KernelWidth, error) {
 	return out, nil
 }
 
-func (c KernelSweepCase) check() theorems.Verdict {
-	ws, err := c.Run()
+func (c KernelSweepCase) check(r *Runner) theorems.Verdict {
+	ws, err := c.Run(r)
 	if err != nil {
 		return buildFailed(err)
 	}
@@ -192,8 +189,8 @@ const (
 // (cheap: (d+2)·d̃ parameters) and three seeds for the quick budget, two
 // hidden layers up to 4096 (16.8M parameters) and three seeds for the long
 // one.
-func (c GapSweepCase) size() (depth int, s sweepSize) {
-	if (c.Kind != gapClaim || c.Fault != "") && long() {
+func (c GapSweepCase) size(r *Runner) (depth int, s sweepSize) {
+	if (c.Kind != gapClaim || c.Fault != "") && r.long() {
 		// The controls stop at 1024 under the long budget: the Gaussian
 		// sweep is assumption-failed whatever the sizes (the gaps are
 		// measured anyway, docs/ntk.md; the full tangent pass of its
@@ -202,15 +199,15 @@ func (c GapSweepCase) size() (depth int, s sweepSize) {
 		// a fault is decided at the quick budget's widths already.
 		return 2, sweepSize{widthsFrom(32, 1024), 3}
 	}
-	if long() {
+	if r.long() {
 		return 2, sweepSize{widthsFrom(32, 4096), 3}
 	}
 	return 1, sweepSize{widthsFrom(32, 512), 3}
 }
 
-func (c GapSweepCase) spec(w any) string {
-	depth, _ := c.size()
-	s := ntkSpec(trainAct(c.Act), depth, w)
+func (c GapSweepCase) spec(r *Runner, w any) string {
+	depth, _ := c.size(r)
+	s := ntkSpec(trainAct(r, c.Act), depth, w)
 	if c.Kind == gapGaussian {
 		s += ":gauss"
 	}
@@ -219,13 +216,13 @@ func (c GapSweepCase) spec(w any) string {
 
 // String describes the case; it is also the key of the sweep cache, so it
 // names everything the runs depend on.
-func (c GapSweepCase) String() string {
-	_, s := c.size()
+func (c GapSweepCase) describe(r *Runner) string {
+	_, s := c.size(r)
 	grw := "A1 schedule"
 	if c.Kind == gapZeroWeight {
 		grw = "A1 schedule with q_0 = 0, y_0 + 2"
 	}
-	return fmt.Sprintf("%s, %s vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), grw, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
+	return fmt.Sprintf("%s, %s vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), grw, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenGapSweep generates ZD-T4/L5 cases of a kind.
@@ -235,15 +232,13 @@ func GenGapSweep(kind int) gopter.Gen {
 	})
 }
 
-var gapRuns memo[[]theorems.GapRun]
-
 // Run trains the sweep (cached per case and budget: the figures reuse it).
-func (c GapSweepCase) Run() ([]theorems.GapRun, error) {
-	return gapRuns.get(c.String()+"/"+RunBudget().String(), c.run)
+func (c GapSweepCase) Run(r *Runner) ([]theorems.GapRun, error) {
+	return r.gapRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.GapRun, error) { return c.run(r) })
 }
 
-func (c GapSweepCase) run() ([]theorems.GapRun, error) {
-	_, s := c.size()
+func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
+	_, s := c.size(r)
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -264,21 +259,21 @@ func (c GapSweepCase) run() ([]theorems.GapRun, error) {
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
 		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() (theorems.GapRun, error) { return c.job(d, f, w, seed) })
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
 	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
 	}
-	return out, incomplete(c.String(), have)
+	return out, incomplete(r.Store, c.describe(r), have)
 }
 
 // job trains the four runs of one (width, seed): the network and its
 // linearization, each by the A1 schedule and by ERM, with the same step,
 // and follows each linearized run in function space (linProblem.path).
-func (c GapSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) (theorems.GapRun, error) {
-	net, err := buildNTK(c.spec(width), f)
+func (c GapSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) (theorems.GapRun, error) {
+	net, err := buildNTK(c.spec(r, width), f)
 	if err != nil {
 		return theorems.GapRun{}, err
 	}
@@ -286,14 +281,14 @@ func (c GapSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) (th
 	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), theta0)
 	lmin, lmax, gram := gramEigen(net, theta0, d)
 	wL, _ := net.Layer(theta0, net.Depth())
-	r := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax}
+	run := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax}
 	lin, lin0, err := linModel(net, theta0)
 	if err != nil {
-		return r, err
+		return run, err
 	}
 	fstar, err := kernelInterpolator(net, theta0, gram, d)
 	if err != nil {
-		return r, err
+		return run, err
 	}
 	lp := newLinProblem(net, theta0, gram, d)
 	_, _, qmax := c.schedule()
@@ -301,7 +296,7 @@ func (c GapSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) (th
 	var ends [4][]float64
 	var linRisk [2]float64
 	var paths [2][][]float64 // the linearized GRW and ERM runs' computed paths
-	r.Converged = true
+	run.Converged = true
 	for k, pair := range [2]bool{true, false} {
 		var tr [2]*ntkTrace
 		var at func(int, []float64)
@@ -317,25 +312,25 @@ func (c GapSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) (th
 			}
 			tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog, fault: f})
 			if err != nil {
-				return r, fmt.Errorf("%s seed %d: %w", m, seed, err)
+				return run, fmt.Errorf("%s seed %d: %w", m, seed, err)
 			}
-			r.Converged = r.Converged && tr[i].steps < steps
+			run.Converged = run.Converged && tr[i].steps < steps
 			ends[2*k+i] = tr[i].at(len(tr[i].out))
 			if i == 1 {
 				linRisk[k] = tr[i].risk
 			}
 		}
-		r.LinGap = math.Max(r.LinGap, supGap(tr[0].out, tr[1].out))
+		run.LinGap = math.Max(run.LinGap, supGap(tr[0].out, tr[1].out))
 		paths[k] = lp.path(dSquared, at, eta, 0, tr[1].steps, gapEvery)
-		r.LinPath.Err = math.Max(r.LinPath.Err, supGap(tr[1].out, paths[k]))
+		run.LinPath.Err = math.Max(run.LinPath.Err, supGap(tr[1].out, paths[k]))
 	}
-	r.LinPath.Effect = supGap(paths[0], paths[1])
-	r.GRWGap = maxAbsDiff(ends[0], ends[2])
-	r.LinLimitGap = math.Max(maxAbsDiff(ends[1], fstar), maxAbsDiff(ends[3], fstar))
-	r.LinRisk = math.Max(linRisk[0], linRisk[1])
-	r.N = ntkN
-	r.TestDiag = testDiag(net, theta0, d)
-	return r, nil
+	run.LinPath.Effect = supGap(paths[0], paths[1])
+	run.GRWGap = maxAbsDiff(ends[0], ends[2])
+	run.LinLimitGap = math.Max(maxAbsDiff(ends[1], fstar), maxAbsDiff(ends[3], fstar))
+	run.LinRisk = math.Max(linRisk[0], linRisk[1])
+	run.N = ntkN
+	run.TestDiag = testDiag(net, theta0, d)
+	return run, nil
 }
 
 // schedule is the GRW of the case's GRW runs: the A1 schedule, or for the
@@ -420,50 +415,12 @@ func sweepFailed(err error) theorems.Verdict {
 	return buildFailed(err)
 }
 
-func (c GapSweepCase) check() theorems.Verdict {
-	runs, err := c.Run()
+func (c GapSweepCase) check(r *Runner) theorems.Verdict {
+	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)
 	}
 	return theorems.NTKApproximation(runs)
-}
-
-// memo caches results by key; concurrent callers of one key wait for the
-// first computation. The cached values are shared: callers must not modify
-// them. Errors are not kept: the next caller computes again (a sweep
-// incomplete on one shard may be complete once the store has the other
-// shards' jobs).
-type memo[T any] struct {
-	mu sync.Mutex
-	m  map[string]*memoEntry[T]
-}
-
-type memoEntry[T any] struct {
-	once sync.Once
-	v    T
-	err  error
-}
-
-func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string]*memoEntry[T]{}
-	}
-	e, ok := c.m[key]
-	if !ok {
-		e = &memoEntry[T]{}
-		c.m[key] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.v, e.err = f() })
-	if e.err != nil {
-		c.mu.Lock()
-		if c.m[key] == e {
-			delete(c.m, key)
-		}
-		c.mu.Unlock()
-	}
-	return e.v, e.err
 }
 
 // ZD-T6's grid and budgets. μ = C·q_min·λ_min(Θ^{(0)}) for C in
@@ -496,8 +453,8 @@ const (
 // λ_min(Θ^{(0)}) and with it μ are smallest) still had 0.64 to move after
 // 60000 steps (inconclusive), while every run of width ≥ 512 had settled.
 // A run that settles stops there, so the cap changes no settled run.
-func regStepCap() int {
-	if long() {
+func regStepCap(r *Runner) int {
+	if r.long() {
 		return 10 * regSteps
 	}
 	return regSteps
@@ -514,19 +471,19 @@ type RegSweepCase struct {
 
 func (c RegSweepCase) withFault(name string) any { c.Fault = name; return c }
 
-func (c RegSweepCase) size() (depth int, s sweepSize) {
-	if long() {
+func (c RegSweepCase) size(r *Runner) (depth int, s sweepSize) {
+	if r.long() {
 		return 2, sweepSize{widthsFrom(32, 1024), 3}
 	}
 	return 1, sweepSize{widthsFrom(32, 512), 3}
 }
 
-func (c RegSweepCase) spec(w any) string {
-	depth, _ := c.size()
-	return ntkSpec(trainAct(c.Act), depth, w)
+func (c RegSweepCase) spec(r *Runner, w any) string {
+	depth, _ := c.size(r)
+	return ntkSpec(trainAct(r, c.Act), depth, w)
 }
 
-func (c RegSweepCase) grid() []float64 {
+func (c RegSweepCase) grid(r *Runner) []float64 {
 	if c.Large {
 		return []float64{regLarge}
 	}
@@ -534,13 +491,13 @@ func (c RegSweepCase) grid() []float64 {
 }
 
 // String describes the case (and keys the sweep cache).
-func (c RegSweepCase) String() string {
-	_, s := c.size()
-	mu := fmt.Sprintf("μ = %v·q_min λ_min", c.grid())
+func (c RegSweepCase) describe(r *Runner) string {
+	_, s := c.size(r)
+	mu := fmt.Sprintf("μ = %v·q_min λ_min", c.grid(r))
 	if c.Large {
 		mu = fmt.Sprintf("μ = %g·q_max λ_max", regLarge)
 	}
-	return fmt.Sprintf("%s, A1 schedule + (μ/2)‖θ − θ₀‖², %s, vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), mu, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
+	return fmt.Sprintf("%s, A1 schedule + (μ/2)‖θ − θ₀‖², %s, vs ERM, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), mu, s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenRegSweep generates ZD-T6 cases.
@@ -550,15 +507,13 @@ func GenRegSweep(large bool) gopter.Gen {
 	})
 }
 
-var regRuns memo[[]theorems.RegRun]
-
 // Run trains the sweep (cached per case and budget).
-func (c RegSweepCase) Run() ([]theorems.RegRun, error) {
-	return regRuns.get(c.String()+"/"+RunBudget().String(), c.run)
+func (c RegSweepCase) Run(r *Runner) ([]theorems.RegRun, error) {
+	return r.regRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.RegRun, error) { return c.run(r) })
 }
 
-func (c RegSweepCase) run() ([]theorems.RegRun, error) {
-	_, s := c.size()
+func (c RegSweepCase) run(r *Runner) ([]theorems.RegRun, error) {
+	_, s := c.size(r)
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -571,7 +526,7 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j/s.seeds]
 		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(d, f, w, seed) })
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
 	})
 	var all []theorems.RegRun
 	for j, err := range errs {
@@ -580,13 +535,13 @@ func (c RegSweepCase) run() ([]theorems.RegRun, error) {
 		}
 		all = append(all, out[j]...)
 	}
-	return all, incomplete(c.String(), have)
+	return all, incomplete(r.Store, c.describe(r), have)
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
 // the grid the regularized network and its linearization.
-func (c RegSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.RegRun, error) {
-	net, err := buildNTK(c.spec(width), f)
+func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.RegRun, error) {
+	net, err := buildNTK(c.spec(r, width), f)
 	if err != nil {
 		return nil, err
 	}
@@ -614,13 +569,13 @@ func (c RegSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]
 	base.ERMGap = maxAbsDiff(fERM, fstar)
 	lp := newLinProblem(net, theta0, gram, d)
 	var out []theorems.RegRun
-	for _, g := range c.grid() {
-		r := base
-		r.C, r.Mu = g, g*qmin*lmin
+	for _, g := range c.grid(r) {
+		run := base
+		run.C, run.Mu = g, g*qmin*lmin
 		if c.Large {
-			r.Mu = g * qmax * lmax
+			run.Mu = g * qmax * lmax
 		}
-		eta := 1 / (qmax*lmax + r.Mu)
+		eta := 1 / (qmax*lmax + run.Mu)
 		var tr [2]*ntkTrace
 		for i, m := range []models.Model{net, lin} {
 			w, _, _ := a1Schedule(c.Data, ntkN)
@@ -628,22 +583,22 @@ func (c RegSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]
 			if i == 1 {
 				start = lin0
 			}
-			reg := train.L2{Mu: r.Mu, Theta0: start}
-			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regStepCap(), every: gapEvery, settle: regSettle, fault: f}); err != nil {
-				return nil, fmt.Errorf("%s seed %d μ %g: %w", m, seed, r.Mu, err)
+			reg := train.L2{Mu: run.Mu, Theta0: start}
+			if tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, reg: reg, eta: eta, steps: regStepCap(r), every: gapEvery, settle: regSettle, fault: f}); err != nil {
+				return nil, fmt.Errorf("%s seed %d μ %g: %w", m, seed, run.Mu, err)
 			}
 		}
-		r.LinPath = regLinPath(lp, tr[1], dSquared, a1At(c.Data), eta, r.Mu)
+		run.LinPath = regLinPath(lp, tr[1], dSquared, a1At(c.Data), eta, run.Mu)
 		for t := 0; t < len(tr[0].out); t++ {
-			r.ApproxGap = math.Max(r.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
+			run.ApproxGap = math.Max(run.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
 		}
 		K := len(tr[0].out) - 1
 		fReg := tr[0].at(K)
-		r.RegGap = maxAbsDiff(fReg, fERM)
-		r.LinRegGap = maxAbsDiff(tr[1].at(K), fstar)
-		r.Risk, r.LinRisk = tr[0].risk, tr[1].risk
-		r.Drift = drift(tr[0].out, settleWindow)
-		out = append(out, r)
+		run.RegGap = maxAbsDiff(fReg, fERM)
+		run.LinRegGap = maxAbsDiff(tr[1].at(K), fstar)
+		run.Risk, run.LinRisk = tr[0].risk, tr[1].risk
+		run.Drift = drift(tr[0].out, settleWindow)
+		out = append(out, run)
 	}
 	return out, nil
 }
@@ -708,8 +663,8 @@ func (c RegSweepCase) riskBudget() float64 {
 	return regRiskShare * s / float64(d.train.N)
 }
 
-func (c RegSweepCase) check() theorems.Verdict {
-	runs, err := c.Run()
+func (c RegSweepCase) check(r *Runner) theorems.Verdict {
+	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)
 	}
@@ -739,8 +694,8 @@ const (
 // 128, μ = 1e-4) had not settled after 10⁵ steps (inconclusive), the others
 // had. A run that settles stops there, so the cap changes no settled run
 // (the store keeps them: only that job was recomputed).
-func signStepCap() int {
-	if long() {
+func signStepCap(r *Runner) int {
+	if r.long() {
 		return 10 * signSteps
 	}
 	return signSteps
@@ -767,8 +722,8 @@ func (c SignSweepCase) withFault(name string) any { c.Fault = name; return c }
 // fault cases keep 3 seeds (they are decided at the quick budget's sizes).
 const signLongSeeds = 12
 
-func (c SignSweepCase) size() (depth int, s sweepSize) {
-	if long() {
+func (c SignSweepCase) size(r *Runner) (depth int, s sweepSize) {
+	if r.long() {
 		if c.Large || c.Fault != "" {
 			return 2, sweepSize{widthsFrom(32, 1024), 3}
 		}
@@ -777,27 +732,27 @@ func (c SignSweepCase) size() (depth int, s sweepSize) {
 	return 1, sweepSize{widthsFrom(32, 512), 3}
 }
 
-func (c SignSweepCase) spec(w any) string {
-	depth, _ := c.size()
-	return ntkSpec(trainAct(c.Act), depth, w)
+func (c SignSweepCase) spec(r *Runner, w any) string {
+	depth, _ := c.size(r)
+	return ntkSpec(trainAct(r, c.Act), depth, w)
 }
 
 // grid is μ of the runs: the quick budget keeps to μ = 1e-3, whose
 // networks settle in ~3000 steps (1e-4 takes up to ten times as long).
-func (c SignSweepCase) grid() []float64 {
+func (c SignSweepCase) grid(r *Runner) []float64 {
 	if c.Large {
 		return []float64{signLarge}
 	}
-	if !long() {
+	if !r.long() {
 		return signGrid[:1]
 	}
 	return signGrid
 }
 
 // String describes the case (and keys the sweep cache).
-func (c SignSweepCase) String() string {
-	_, s := c.size()
-	return fmt.Sprintf("%s, logistic, A1 schedule + (μ/2)‖θ − θ₀‖², μ = %v, widths %v, %d seeds, data seed %d, init seed %d", c.spec("W"), c.grid(), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
+func (c SignSweepCase) describe(r *Runner) string {
+	_, s := c.size(r)
+	return fmt.Sprintf("%s, logistic, A1 schedule + (μ/2)‖θ − θ₀‖², μ = %v, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), c.grid(r), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
 }
 
 // GenSignSweep generates ZD-T9 cases.
@@ -807,15 +762,13 @@ func GenSignSweep(large bool) gopter.Gen {
 	})
 }
 
-var signRuns memo[[]theorems.SignRun]
-
 // Run trains the sweep (cached per case and budget).
-func (c SignSweepCase) Run() ([]theorems.SignRun, error) {
-	return signRuns.get(c.String()+"/"+RunBudget().String(), c.run)
+func (c SignSweepCase) Run(r *Runner) ([]theorems.SignRun, error) {
+	return r.signRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.SignRun, error) { return c.run(r) })
 }
 
-func (c SignSweepCase) run() ([]theorems.SignRun, error) {
-	_, s := c.size()
+func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
+	_, s := c.size(r)
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -831,7 +784,7 @@ func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 	runParallel(n, func(j int) {
 		w := s.widths[len(s.widths)-1-j%len(s.widths)]
 		seed := c.Init + uint64(j/len(s.widths))
-		out[j], have[j], errs[j] = storedJob(jobKey(c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(d, f, w, seed) })
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(r, d, f, w, seed) })
 	})
 	var all []theorems.SignRun
 	for j, err := range errs {
@@ -840,13 +793,13 @@ func (c SignSweepCase) run() ([]theorems.SignRun, error) {
 		}
 		all = append(all, out[j]...)
 	}
-	return all, incomplete(c.String(), have)
+	return all, incomplete(r.Store, c.describe(r), have)
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized
 // network and its linearization, against the kernel SVM of Θ^{(0)}.
-func (c SignSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.SignRun, error) {
-	net, err := buildNTK(c.spec(width), f)
+func (c SignSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.SignRun, error) {
+	net, err := buildNTK(c.spec(r, width), f)
 	if err != nil {
 		return nil, err
 	}
@@ -896,9 +849,9 @@ func (c SignSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([
 		return nil, err
 	}
 	var out []theorems.SignRun
-	for _, mu := range c.grid() {
-		r := base
-		r.Mu = mu
+	for _, mu := range c.grid(r) {
+		run := base
+		run.Mu = mu
 		// The logistic loss is 1/4-smooth: η = 1/L of the objective.
 		eta := 1 / (qmax*lmax/4 + mu)
 		var tr [2]*ntkTrace
@@ -909,21 +862,21 @@ func (c SignSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([
 				settle, start = signSettleLin, lin0
 			}
 			reg := train.L2{Mu: mu, Theta0: start}
-			if tr[i], err = ntkRun(mod, start, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signStepCap(), every: gapEvery, settle: settle, fault: f}); err != nil {
+			if tr[i], err = ntkRun(mod, start, d, runOpts{loss: logistic, w: w, reg: reg, eta: eta, steps: signStepCap(r), every: gapEvery, settle: settle, fault: f}); err != nil {
 				return nil, fmt.Errorf("%s seed %d μ %g: %w", mod, seed, mu, err)
 			}
 		}
-		r.LinPath = regLinPath(lp, tr[1], dLogistic, a1At(c.Data), eta, mu)
-		r.Settled = tr[0].settled && tr[1].settled
+		run.LinPath = regLinPath(lp, tr[1], dLogistic, a1At(c.Data), eta, mu)
+		run.Settled = tr[0].settled && tr[1].settled
 		for t := 0; t < max(len(tr[0].out), len(tr[1].out)); t++ {
-			r.ApproxGap = math.Max(r.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
+			run.ApproxGap = math.Max(run.ApproxGap, maxAbsDiff(tr[0].at(t), tr[1].at(t)))
 		}
-		r.FReg = tr[0].at(len(tr[0].out))
-		r.FLin = tr[1].at(len(tr[1].out))
-		r.Risk = tr[0].risk
+		run.FReg = tr[0].at(len(tr[0].out))
+		run.FLin = tr[1].at(len(tr[1].out))
+		run.Risk = tr[0].risk
 		disp := make([]float64, len(lin0))
 		floats.SubTo(disp, tr[1].theta, lin0)
-		r.R = floats.Norm(disp, 2)
+		run.R = floats.Norm(disp, 2)
 		// ⟨θ̂_MM, θ_lin − θ₀⟩ = γ Σ_j α_j y_j (f_lin(x_j) − f^{(0)}(x_j)), since
 		// θ̂_MM = γ Σ_j α_j y_j ∇f^{(0)}(x_j) (γ = 1/‖w‖).
 		fl := lin.Forward(lin.NewWorkspace(n), tr[1].theta, d.train.X, n)
@@ -931,9 +884,9 @@ func (c SignSweepCase) job(d ntkData, f faults.Fault, width int, seed uint64) ([
 		for j := 0; j < n; j++ {
 			ip += svm.Alpha[j] * d.train.Y[j] * (fl[j] - f0[j])
 		}
-		ip *= svm.Margin / r.R
-		r.Delta = math.Sqrt(math.Max(0, 2-2*ip))
-		out = append(out, r)
+		ip *= svm.Margin / run.R
+		run.Delta = math.Sqrt(math.Max(0, 2-2*ip))
+		out = append(out, run)
 	}
 	return out, nil
 }
@@ -950,8 +903,8 @@ func testNorms(net *models.NTK, theta0 []float64, d ntkData) []float64 {
 	return out
 }
 
-func (c SignSweepCase) check() theorems.Verdict {
-	runs, err := c.Run()
+func (c SignSweepCase) check(r *Runner) theorems.Verdict {
+	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)
 	}

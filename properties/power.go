@@ -46,10 +46,10 @@ func (e Entry) controlCases(b Budget) int {
 
 // MeasurePower runs the fault control of the pair (fault, e.ID) on the
 // entry's control count of cases, the cases verify's run of that control
-// draws at seed (a claim's cases with the fault planted), and counts the
-// violated ones. Every case
-// drawn counts: an inconclusive or assumption-failed case is a miss.
-func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budget) (PowerRow, error) {
+// draws at r's seed (a claim's cases with the fault planted), and counts
+// the violated ones. Every case drawn counts: an inconclusive or
+// assumption-failed case is a miss.
+func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerRow, error) {
 	row := PowerRow{Fault: fault, Claim: e.ID}
 	if _, err := faults.Lookup(fault); err != nil {
 		return row, err
@@ -66,9 +66,9 @@ func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budg
 		return row, fmt.Errorf("%s has no claim whose cases accept fault %s", e.ID, fault)
 	}
 	row.Property = p.Name
-	// The run verify makes of this control (RunContext): the same seed,
+	// The run verify makes of this control (Runner.Run): the same seed,
 	// the same rule.
-	o := Decide(ctx, e.ID, *p, seed+int64(1000+index), e.controlCases(b), p.CaughtBy, true)
+	o := Decide(ctx, r, e.ID, *p, r.Seed+int64(1000+index), e.controlCases(r.Budget), p.CaughtBy, true)
 	if o.Interrupted {
 		return row, ctx.Err()
 	}
@@ -87,8 +87,8 @@ func MeasurePower(ctx context.Context, e Entry, fault string, seed int64, b Budg
 }
 
 // PowerTable measures every declared pair whose claim is selected in es
-// (all declared pairs for Entries()).
-func PowerTable(ctx context.Context, es []Entry, seed int64, b Budget) ([]PowerRow, error) {
+// (all declared pairs for Entries()) under r.
+func PowerTable(ctx context.Context, r *Runner, es []Entry) ([]PowerRow, error) {
 	byID := map[string]Entry{}
 	for _, e := range es {
 		byID[e.ID] = e
@@ -99,7 +99,7 @@ func PowerTable(ctx context.Context, es []Entry, seed int64, b Budget) ([]PowerR
 		if !ok {
 			continue
 		}
-		row, err := MeasurePower(ctx, e, pr.Fault, seed, b)
+		row, err := MeasurePower(ctx, r, e, pr.Fault)
 		if err != nil {
 			return rows, err
 		}

@@ -17,14 +17,15 @@ func TestFaultPower(t *testing.T) {
 	for _, e := range Entries() {
 		byID[e.ID] = e
 	}
-	seed := testSeed(t)
+	r := testRunner(t)
+	seed := r.Seed
 	for _, pr := range faults.Pairs() {
 		t.Run(pr.Fault+"/"+pr.Claim, func(t *testing.T) {
 			e, ok := byID[pr.Claim]
 			if !ok {
 				t.Fatalf("fault %s declares %s, which has no entry", pr.Fault, pr.Claim)
 			}
-			row, err := MeasurePower(context.Background(), e, pr.Fault, seed, Quick)
+			row, err := MeasurePower(context.Background(), r, e, pr.Fault)
 			if err != nil {
 				t.Fatal(err)
 			}

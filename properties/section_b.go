@@ -27,8 +27,8 @@ type runLengths struct {
 	lbSteps    int     // loss-based step budget
 }
 
-func lengths() runLengths {
-	if long() {
+func (r *Runner) lengths() runLengths {
+	if r.long() {
 		return runLengths{flowTarget: -300, flowSteps: 200000, gdSteps: 20000, rateTarget: -1e5, k1Target: -2000, k2Target: -1e5, lbSteps: 5000000}
 	}
 	return runLengths{flowTarget: -25, flowSteps: 20000, gdSteps: 1500, rateTarget: -2000, k1Target: -2000, k2Target: -1e4, lbSteps: 500000}
@@ -51,7 +51,7 @@ const monotoneFlowTol = 1e-9
 
 // rateProperty checks LL-4.3 on runs of g with the optimizer opt.
 func rateProperty(name string, g gopter.Gen, opt string) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(RateRunCase)
 		obj, theta, err := c.Build()
 		if err != nil {
@@ -64,7 +64,7 @@ func rateProperty(name string, g gopter.Gen, opt string) Property {
 		if f, err := faults.Lookup(c.Fault); err == nil {
 			o = f.Optimizer(o)
 		}
-		n := lengths()
+		n := r.lengths()
 		tr, err := train.Run(obj, o, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
 		if err != nil {
 			return theorems.Undecided("the run failed: %v", err)
@@ -94,7 +94,7 @@ func sepProperty(name string, v Variant, lossNames []string, copies bool, base f
 		// violation 1e10 times the rounding tolerance).
 		logU1 = 0.5
 	}
-	return Property{Name: name, Gen: GenSeparated(v, lossNames, copies, -2, logU1), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenSeparated(v, lossNames, copies, -2, logU1), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(SeparatedCase)
 		l, err := losses.ByName(c.loss())
 		if err != nil {
@@ -157,13 +157,13 @@ func flowProperty(name string, g gopter.Gen, multi bool, check func(theorems.Tra
 // integrator (nil: none): the flow checks' negative controls for an engine
 // fault in the integrator.
 func faultyFlowProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict, fault func(*train.Flow)) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
 		}
-		n := lengths()
+		n := r.lengths()
 		planted := fault // per case: the closure is shared with the fault controls
 		if c.Fault != "" && planted == nil {
 			planted = func(fl *train.Flow) { c.optimizer(fl) }
@@ -184,13 +184,13 @@ func faultyFlowProperty(name string, g gopter.Gen, multi bool, check func(theore
 // one. A run on which largestDrop finds none (γ̃ grew at every step) is
 // undecided rather than a miss.
 func bigStepProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
 		}
-		rs, err := bigStepGD(obj, theta)
+		rs, err := bigStepGD(r, obj, theta)
 		if err != nil {
 			return undecidedOr(err)
 		}
@@ -251,8 +251,8 @@ func (o *overStep) Step(obj *train.Objective, theta []float64, ev *train.Eval) (
 
 // bigStepGD runs overStep for 100 steps from the first point of the case's
 // flow with log 𝓛 ≤ log ℓ(b_f) − 2 (separated), keeping θ.
-func bigStepGD(obj *train.Objective, theta []float64) ([]train.Record, error) {
-	n := lengths()
+func bigStepGD(r *Runner, obj *train.Objective, theta []float64) ([]train.Record, error) {
+	n := r.lengths()
 	mg, _ := losses.MarginOf(obj.Loss)
 	tr, err := flowRun(obj, theta, losses.LogThreshold(mg)-2, n.flowSteps)
 	if err != nil {
@@ -309,13 +309,13 @@ func hessianNorm(obj *train.Objective, theta []float64) (float64, error) {
 // the case's flow with 𝓛 < e^{−1/2} (t₀): with the constant step
 // η = eta(λ)/𝓛(t₀), λ = |λ|_max(∇²𝓛(t₀))/𝓛(t₀), or with opt when given.
 func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.Optimizer) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
 		}
-		n := lengths()
+		n := r.lengths()
 		tr, err := flowRun(obj, theta, -0.5, n.flowSteps)
 		if err != nil || tr.Final().LogLoss > -0.5 {
 			return theorems.Undecided("the flow did not separate the data (𝓛 < 1): %v", err)
@@ -359,13 +359,13 @@ func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.
 // schedProperty runs LL-K1's check on a loss-based run of opt from the
 // case's student to log 𝓛 = −2000.
 func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
 		}
-		n := lengths()
+		n := r.lengths()
 		cfg := train.Config{Steps: n.lbSteps, StopLogLoss: n.k1Target}
 		tr, err := train.Run(obj, c.optimizer(opt()), theta, cfg)
 		if tr == nil {
@@ -404,13 +404,13 @@ func plainEvaluator(obj *train.Objective) theorems.LossEvaluator {
 // logDomainProperty runs LL-K2's check on a loss-based run to log 𝓛 ≈ −10⁴
 // (θ recorded every 50 steps), with the engine's or the plain evaluator.
 func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(FlowCase)
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
 		}
-		n := lengths()
+		n := r.lengths()
 		lb, _ := train.NewLossBased(0)
 		tr, err := train.Run(obj, c.optimizer(lb), theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.k2Target, Every: 50, KeepTheta: true})
 		if err != nil {
@@ -424,9 +424,9 @@ func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
 	}}
 }
 
-func init() {
+func sectionB() (es []Entry) {
 	floor := separationFloor
-	register(Entry{Info: theorems.Info{ID: "LL-A5"},
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-A5"}, ForLoss: marginApproxForLoss,
 		Claims: []Property{sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
@@ -451,7 +451,7 @@ func init() {
 				})),
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-5.1"},
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-5.1"}, ForLoss: flowInequalityForLoss,
 		Claims: []Property{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
@@ -468,17 +468,17 @@ func init() {
 		},
 	})
 	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
-	register(Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40, Figures: marginFigures, ForLoss: flowMonotoneForLoss,
 		Claims:   []Property{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
 		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
-	register(Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
 		Claims:   []Property{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
 		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
 	})
 	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
-	register(Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
 		Claims: []Property{
 			sepProperty("pointwise Lemma G.2 at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
@@ -495,7 +495,7 @@ func init() {
 		},
 	})
 	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
-	register(Entry{Info: theorems.Info{ID: "LL-4.2"}, Cases: 20,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.2"}, Cases: 20,
 		Claims: []Property{gdProperty("GD with η = 0.1/λ_max(∇²𝓛(t₀)), exp loss, C² nets", c2Flows, func(l float64) float64 { return 0.1 / l }, nil)},
 		// A too-large constant η is no control: its first step divides 𝓛
 		// by orders of magnitude, after which η·smoothness is tiny and γ̂
@@ -506,21 +506,22 @@ func init() {
 	rates := func(name string, minModel int, opt string) Property {
 		return rateProperty(name, GenRateRun(minModel), opt)
 	}
-	register(Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10, Figures: rateFigures, ForLoss: ratesForLoss,
 		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow")},
 		Controls: []Property{
 			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased")),
 		},
 	})
 	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
-	register(Entry{Info: theorems.Info{ID: "LL-K1"}, Cases: 20,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-K1"}, Cases: 20,
 		Claims: []Property{schedProperty("loss-based schedule, every homogeneous activation, exp and logistic", anyNets, func() train.Optimizer {
 			lb, _ := train.NewLossBased(0)
 			return lb
 		})},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
 		Claims:   []Property{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
 		Controls: []Property{drops("log-domain", logDomainProperty("the same states evaluated in plain float64", anyNets, true))},
 	})
+	return es
 }

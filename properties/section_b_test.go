@@ -12,43 +12,20 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// Section B: margin dynamics (and LL-A5). The number of cases per property
-// is chosen for the quick budget (the whole section well under a minute on
-// 2 cores); IMPLICITBIAS_BUDGET=long multiplies it by 5 and lengthens the
-// runs (flows to log 𝓛 = −300, rate runs to −10⁵, see lengths).
-func nb(quick int) int {
-	if long() {
-		return 5 * quick
-	}
-	return quick
-}
+// Section B: margin dynamics (and LL-A5). Each entry runs verify's cases
+// (Entry.Cases; the whole section well under a minute on 2 cores);
+// IMPLICITBIAS_BUDGET=long multiplies them and lengthens the runs (flows
+// to log 𝓛 = −300, rate runs to −10⁵, see lengths).
 
-func TestLL_A5_MarginApproximation(t *testing.T)                 { claims(t, "LL-A5", nb(100)) }
-func TestLL_A5_MarginApproximation_NegativeControl(t *testing.T) { controls(t, "LL-A5", nb(50)) }
-
-func TestLL_5_1_FlowInequality(t *testing.T)                 { claims(t, "LL-5.1", nb(100)) }
-func TestLL_5_1_FlowInequality_NegativeControl(t *testing.T) { controls(t, "LL-5.1", nb(50)) }
-
-func TestLL_4_1_FlowMonotonicity(t *testing.T)                 { claims(t, "LL-4.1", nb(40)) }
-func TestLL_4_1_FlowMonotonicity_NegativeControl(t *testing.T) { controls(t, "LL-4.1", nb(20)) }
-
-func TestLL_4_2_GDMonotonicity(t *testing.T)                 { claims(t, "LL-4.2", nb(20)) }
-func TestLL_4_2_GDMonotonicity_NegativeControl(t *testing.T) { controls(t, "LL-4.2", nb(10)) }
-
-func TestLL_4_3_Rates(t *testing.T)                 { claims(t, "LL-4.3", nb(6)) }
-func TestLL_4_3_Rates_NegativeControl(t *testing.T) { controls(t, "LL-4.3", nb(4)) }
-
-func TestLL_K1_LossBasedSchedule(t *testing.T)                 { claims(t, "LL-K1", nb(20)) }
-func TestLL_K1_LossBasedSchedule_NegativeControl(t *testing.T) { controls(t, "LL-K1", nb(10)) }
-
-func TestLL_K2_LogDomain(t *testing.T)                 { claims(t, "LL-K2", nb(6)) }
-func TestLL_K2_LogDomain_NegativeControl(t *testing.T) { controls(t, "LL-K2", nb(4)) }
-
-func TestLL_F_CrossEntropyMonotonicity(t *testing.T)                 { claims(t, "LL-F", nb(20)) }
-func TestLL_F_CrossEntropyMonotonicity_NegativeControl(t *testing.T) { controls(t, "LL-F", nb(10)) }
-
-func TestLL_G_MultiHomogeneousMonotonicity(t *testing.T)                 { claims(t, "LL-G", nb(20)) }
-func TestLL_G_MultiHomogeneousMonotonicity_NegativeControl(t *testing.T) { controls(t, "LL-G", nb(10)) }
+func TestLL_A5_MarginApproximation(t *testing.T)         { Assert(t, "LL-A5") }
+func TestLL_5_1_FlowInequality(t *testing.T)             { Assert(t, "LL-5.1") }
+func TestLL_4_1_FlowMonotonicity(t *testing.T)           { Assert(t, "LL-4.1") }
+func TestLL_4_2_GDMonotonicity(t *testing.T)             { Assert(t, "LL-4.2") }
+func TestLL_4_3_Rates(t *testing.T)                      { Assert(t, "LL-4.3") }
+func TestLL_K1_LossBasedSchedule(t *testing.T)           { Assert(t, "LL-K1") }
+func TestLL_K2_LogDomain(t *testing.T)                   { Assert(t, "LL-K2") }
+func TestLL_F_CrossEntropyMonotonicity(t *testing.T)     { Assert(t, "LL-F") }
+func TestLL_G_MultiHomogeneousMonotonicity(t *testing.T) { Assert(t, "LL-G") }
 
 // TestLL_4_3_RateTable prints README's table of fitted rate slopes: for each
 // model and loss one flow (N = 16 samples, seed 1) to the budget's target,
@@ -56,10 +33,11 @@ func TestLL_G_MultiHomogeneousMonotonicity_NegativeControl(t *testing.T) { contr
 //
 //	IMPLICITBIAS_BUDGET=long go test ./properties -run TestLL_4_3_RateTable -v
 func TestLL_4_3_RateTable(t *testing.T) {
-	if !long() {
+	r := testRunner(t)
+	if !r.long() {
 		t.Skip("prints README's rate table; run with IMPLICITBIAS_BUDGET=long")
 	}
-	n := lengths()
+	n := r.lengths()
 	fmt.Printf("| model | L | loss | log 𝓛 reached | log T reached | slope of log(𝓛T(log T)^{2−2/L}) (±tol) | slope of log(ρ/(log T)^{1/L}) (±tol) | loss slope with L−1 / L+1 | ρ slope with L−1 / L+1 | verdict |\n")
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, spec := range rateTableModels {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -35,16 +34,16 @@ import (
 // lengths are those at which the quantities of LL-4.4/A9 have halved from
 // their peak in at least 90% of the generated cases (x² nets need far
 // longer and run only under IMPLICITBIAS_BUDGET=long).
-func (c KKTCase) plan() (steps, burst int) {
+func (c KKTCase) plan(r *Runner) (steps, burst int) {
 	switch c.family() {
 	case KKTLinear:
-		return budgetSteps(200000), 1
+		return budgetSteps(r, 200000), 1
 	case KKTReLU:
-		return budgetSteps(50000), 32
+		return budgetSteps(r, 50000), 32
 	case KKTQuad:
-		return budgetSteps(200000), 1
+		return budgetSteps(r, 200000), 1
 	}
-	return budgetSteps(50000), 1
+	return budgetSteps(r, 50000), 1
 }
 
 // undecided returns p with its measured rate of inconclusive cases.
@@ -53,49 +52,38 @@ func undecided(p Property, r Rate) Property {
 	return p
 }
 
-// runCache keeps the trajectories of training cases: LL-4.4, LL-A9, LL-lin
-// and LL-4.5 read the same runs.
-var runCache = struct {
-	sync.Mutex
-	m map[string]*cachedRun
-}{m: map[string]*cachedRun{}}
-
-type cachedRun struct {
-	once sync.Once
-	b    *KKTBuilt
-	tr   *train.Trajectory
-	err  error
+// kktRun is a cached training run of a KKTCase: LL-4.4, LL-A9, LL-lin
+// and LL-4.5 read the same runs (Runner.kktRuns).
+type kktRun struct {
+	b  *KKTBuilt
+	tr *train.Trajectory
 }
 
-// cached returns the run cached under key, made by run on first use. The
-// cached run is shared — verify runs entries concurrently — so each caller
-// gets its own Objective (an Objective's buffers serve one goroutine); the
-// model, data, parameters and records are only read.
-func cached(key string, run func() (*KKTBuilt, *train.Trajectory, error)) (*KKTBuilt, *train.Trajectory, error) {
-	runCache.Lock()
-	r, ok := runCache.m[key]
-	if !ok {
-		r = &cachedRun{}
-		runCache.m[key] = r
+// cached returns the run cached under key in r, made by run on first use.
+// The cached run is shared — verify runs entries concurrently — so each
+// caller gets its own Objective (an Objective's buffers serve one
+// goroutine); the model, data, parameters and records are only read.
+func cached(r *Runner, key string, run func() (*KKTBuilt, *train.Trajectory, error)) (*KKTBuilt, *train.Trajectory, error) {
+	got, err := r.kktRuns.getKept(key, func() (kktRun, error) {
+		b, tr, err := run()
+		return kktRun{b, tr}, err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	runCache.Unlock()
-	r.once.Do(func() { r.b, r.tr, r.err = run() })
-	if r.err != nil {
-		return nil, nil, r.err
-	}
-	b := *r.b
+	b := *got.b
 	obj, err := train.NewObjective(b.Model, b.Obj.Loss, b.Data)
 	if err != nil {
 		return nil, nil, err
 	}
 	b.Obj = obj
-	return &b, r.tr, nil
+	return &b, got.tr, nil
 }
 
 // trained builds c and trains it by GD along its plan (cached).
-func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps, burst := c.plan()
-	return cached(fmt.Sprintf("%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
+func trained(r *Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	steps, burst := c.plan(r)
+	return cached(r, fmt.Sprintf("%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
 		b, err := c.Build()
 		if err != nil {
 			return nil, nil, err
@@ -112,9 +100,9 @@ func trained(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 // stated for the flow), but only nets with a continuous gradient are
 // integrated: a ReLU flow slides along kinks and an explicit integrator
 // chatters there (docs/margins.md).
-func flowed(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+func flowed(r *Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	const flowSteps = 3000
-	return cached(fmt.Sprintf("flow/%v/%d", c, flowSteps), func() (*KKTBuilt, *train.Trajectory, error) {
+	return cached(r, fmt.Sprintf("flow/%v/%d", c, flowSteps), func() (*KKTBuilt, *train.Trajectory, error) {
 		b, err := c.Build()
 		if err != nil {
 			return nil, nil, err
@@ -124,7 +112,7 @@ func flowed(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 			return nil, nil, err
 		}
 		θ := append([]float64(nil), b.Init...)
-		tr, err := recordRun(b.Obj, b.Fault.Optimizer(opt), θ, budgetSteps(flowSteps), 1, 1.2)
+		tr, err := recordRun(b.Obj, b.Fault.Optimizer(opt), θ, budgetSteps(r, flowSteps), 1, 1.2)
 		return b, tr, err
 	})
 }
@@ -132,8 +120,8 @@ func flowed(c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 // flowProperty2 checks a trajectory check on gradient flows of the
 // families (which must have a continuous gradient).
 func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
-		b, tr, err := flowed(x.(KKTCase))
+	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
+		b, tr, err := flowed(r, x.(KKTCase))
 		if err != nil {
 			return theorems.Assumption("case does not build or integrate: %v", err)
 		}
@@ -143,8 +131,8 @@ func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorem
 
 // trajectoryProperty checks a trajectory check on GD runs of the families.
 func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
-		b, tr, err := trained(x.(KKTCase))
+	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
+		b, tr, err := trained(r, x.(KKTCase))
 		if err != nil {
 			return theorems.Assumption("case does not build or train: %v", err)
 		}
@@ -156,7 +144,7 @@ func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) th
 // trajectory of each case (KKTBuilt.FixedDirection): 𝓛 → 0 and ρ → ∞ along
 // a random separating direction that never moves.
 func fixedDirectionProperty(check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: "fixed random separating direction, scaled (not from training)", Drops: "training", Gen: GenKKT(families...), Check: func(x any) theorems.Verdict {
+	return Property{Name: "fixed random separating direction, scaled (not from training)", Drops: "training", Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(KKTCase)
 		b, err := c.Build()
 		if err != nil {
@@ -184,11 +172,19 @@ var ntkAlignmentUndecided = Rate{Count: 25, Of: 300}
 func smoothFamilies() []int { return []int{KKTDeepLinear} }
 
 // netFamilies are the deep families of LL-4.4/A9's second claim.
-func netFamilies() []int {
-	if longBudget() {
+func netFamilies(r *Runner) []int {
+	if r.long() {
 		return []int{KKTDeepLinear, KKTReLU, KKTQuad}
 	}
 	return []int{KKTDeepLinear, KKTReLU}
+}
+
+// netsProperty is kktTrajectoryProperty on netFamilies at the runner's
+// budget (Gen is the quick budget's).
+func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) Property {
+	p := kktTrajectoryProperty(name, check, netFamilies(NewRunner(0, Quick))...)
+	p.GenAt = func(r *Runner) gopter.Gen { return GenKKT(netFamilies(r)...) }
+	return p
 }
 
 // PointKKTCase is a random separated point θ of a training case (LL-C8,
@@ -265,7 +261,7 @@ func separate(obj *train.Objective, θ []float64) error {
 }
 
 func pointProperty2(name string, check func(*KKTBuilt, []float64) theorems.Verdict) Property {
-	return Property{Name: name, Gen: GenPointKKT(), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenPointKKT(), Check: func(r *Runner, x any) theorems.Verdict {
 		b, θ, err := x.(PointKKTCase).point()
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
@@ -353,7 +349,7 @@ func GenHat() gopter.Gen {
 }
 
 func hatProperty(name string, variant models.HatVariant) Property {
-	return Property{Name: name, Gen: GenHat(), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenHat(), Check: func(r *Runner, x any) theorems.Verdict {
 		h := x.(HatPoint)
 		m, err := models.NewMexicanHat(hatOrders[pick(h.L, len(hatOrders))], 1, variant)
 		if err != nil {
@@ -380,22 +376,22 @@ func hatProperty(name string, variant models.HatVariant) Property {
 // hypothesis more plainly.
 var linPolyControlTail = losses.PolyTail{Alpha: 0.5, Beta: 0}
 
-func init() {
+func sectionC() (es []Entry) {
 	kkt := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return theorems.KKTConvergence(b.Obj, tr, 0)
 	}
 	beta := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return theorems.BetaConvergence(b.Obj, tr, 0)
 	}
-	register(Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8, Figures: kktFigures,
 		Claims: []Property{
 			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", kkt, KKTLinear), kktUndecided.linearGD),
-			undecided(kktTrajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt, netFamilies()...), kktUndecided.netsGD),
+			undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt), kktUndecided.netsGD),
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad), kktUndecided.flows),
 		},
 		Controls: []Property{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
 		Claims: []Property{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.LemmaC8(b.Obj, θ, 0)
 		})},
@@ -410,19 +406,19 @@ func init() {
 			return theorems.LemmaC8(obj, θ, 0)
 		}))},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
 		Claims: []Property{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.MFCQ(b.Obj, θ, 0)
 		})},
 		Controls: []Property{
-			{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
+			{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
 				obj, θ, L, err := biasPoint(x.(KKTCase))
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				return theorems.MFCQ(obj, θ, L)
 			}},
-			{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
+			{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
 				obj, θ, _, err := biasPoint(x.(KKTCase))
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -431,23 +427,23 @@ func init() {
 			}},
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
 		Claims: []Property{
 			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", beta, KKTLinear), betaUndecided.linearGD),
-			undecided(kktTrajectoryProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta, netFamilies()...), betaUndecided.netsGD),
+			undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta), betaUndecided.netsGD),
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad), betaUndecided.flows),
 		},
 		Controls: []Property{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
-		Claims: []Property{{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(x any) theorems.Verdict {
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
+		Claims: []Property{{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
 			b, err := x.(KKTCase).Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
 			gd, _ := train.NewGD(b.LR)
 			θ := append([]float64(nil), b.Init...)
-			tr, err := DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, budgetSteps(20000), 200, 16)
+			tr, err := DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, budgetSteps(r, 20000), 200, 16)
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}
@@ -462,11 +458,11 @@ func init() {
 			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
 		}, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
 		Claims: []Property{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
-		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(x any) theorems.Verdict {
+		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *Runner, x any) theorems.Verdict {
 			c := x.(KKTCase)
 			b, err := c.Build()
 			if err != nil {
@@ -478,7 +474,7 @@ func init() {
 			}
 			gd, _ := train.NewGD(b.LR)
 			θ := append([]float64(nil), b.Init...)
-			steps, _ := c.plan()
+			steps, _ := c.plan(r)
 			tr, err := recordRun(obj, gd, θ, steps, 1, 1.5)
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
@@ -486,7 +482,7 @@ func init() {
 			return theorems.SVMDirection(b.Data, tr)
 		}}},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
 		Claims: []Property{
 			// Run on LL-4.4's windows of consecutive steps (kktPlan) so that
 			// the descent-step identity can be checked; the angle had not
@@ -498,8 +494,8 @@ func init() {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},
-		Controls: []Property{{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(x any) theorems.Verdict {
-			b, tr, err := trained(x.(KKTCase))
+		Controls: []Property{{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *Runner, x any) theorems.Verdict {
+			b, tr, err := trained(r, x.(KKTCase))
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}
@@ -514,11 +510,12 @@ func init() {
 			return theorems.NTKAlignment(b.Obj, early, 0)
 		}}},
 	})
-	register(Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,
+	es = append(es, Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,
 		Claims: []Property{hatProperty("points of the invariant curve ψ = 0, twist C(r) = 4r⁴/(4r⁴ + (1−r²)³)", models.HatInvariant)},
 		Controls: []Property{
 			drops("printed-twist", hatProperty("twist as printed in LL App. I, C(r) = 4r⁴/(4r⁴ + (1−r²)⁴)", models.HatLL)),
 			drops("twist", hatProperty("no twist, C ≡ 0", models.HatFlat)),
 		},
 	})
+	return es
 }

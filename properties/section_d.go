@@ -59,7 +59,7 @@ func buildFailed(err error) theorems.Verdict {
 // interpolatorProperty runs generated cases to interpolation and applies
 // ZD-T1's check.
 func interpolatorProperty(name string, opts []int) Property {
-	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(RegressionCase)
 		run, err := c.Run(runOptions{maxSteps: interpSteps, stopAtInterpolation: true, replaySteps: replaySteps, rate: true})
 		if err != nil {
@@ -91,7 +91,7 @@ func interpolatorVerdict(run *RegressionRun) theorems.Verdict {
 }
 
 func spanProperty(name string, opts []int) Property {
-	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, x any) theorems.Verdict {
 		run, err := x.(RegressionCase).Run(runOptions{maxSteps: spanSteps, watchSpan: true})
 		if err != nil {
 			return buildFailed(err)
@@ -101,7 +101,7 @@ func spanProperty(name string, opts []int) Property {
 }
 
 func riskProperty(name string, schemes []int) Property {
-	return Property{Name: name, Gen: GenRegression(schemes, []int{OptGD}), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenRegression(schemes, []int{OptGD}), Check: func(r *Runner, x any) theorems.Verdict {
 		run, err := x.(RegressionCase).Run(runOptions{maxSteps: riskSteps, riskEvery: riskEvery, rate: true})
 		if err != nil {
 			return buildFailed(err)
@@ -114,7 +114,7 @@ func riskProperty(name string, schemes []int) Property {
 // group is ERM, whose weights are constant whatever the engine does.
 func weightsProperty(name string, schemes []int) Property {
 	g := GenRegression(schemes, []int{OptGD}).SuchThat(func(c RegressionCase) bool { return c.k() >= 2 })
-	return Property{Name: name, Gen: g, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
 		// The run stops once the residual is invisible (as for ZD-T1): Group
 		// DRO's weights then move by at most ν·R̂ per step, far below the
 		// bound, while a schedule keeps its own course.
@@ -347,7 +347,7 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, theorems.RegressionCase, []th
 }
 
 func fig1Property(name string, opt int, pairs gopter.Gen) Property {
-	return Property{Name: name, Gen: pairs, Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: pairs, Check: func(r *Runner, x any) theorems.Verdict {
 		p := x.(DigitPair)
 		rows, rc, ends, err := Fig1(p, opt, 0)
 		if err != nil {
@@ -374,67 +374,68 @@ func fig1Property(name string, opt int, pairs gopter.Gen) Property {
 	}}
 }
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "ZD-T1"}, Cases: 100,
+func sectionD() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T1"}, Cases: 100, Figures: grwDistanceFigures,
 		Claims: []Property{
 			interpolatorProperty("every GRW scheme, GD", []int{OptGD}),
 			interpolatorProperty("every GRW scheme, heavy-ball momentum", []int{OptMomentum}),
 		},
 		Controls: []Property{drops("gd", interpolatorProperty("Adam (leaves the span)", []int{OptAdam}))},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-span"}, Cases: 100,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-span"}, Cases: 100,
 		Claims:   []Property{spanProperty("every GRW scheme, GD and heavy-ball momentum", []int{OptGD, OptMomentum})},
 		Controls: []Property{drops("gd", spanProperty("Adam", []int{OptAdam}))},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T2"}, Cases: 50,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T2"}, Cases: 50,
 		Claims:   []Property{riskProperty("ERM, IW, static, Group DRO, A1 schedules", a1Schemes)},
 		Controls: []Property{drops("min-weight", riskProperty("one q_i → 0 geometrically", []int{SchemeVanishing}))},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T6lin"}, Cases: 40,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T6lin"}, Cases: 40,
 		Claims: []Property{{Name: "ERM, IW, static weights; μ = 1e-4…3e-2·q_min λ_min", Gen: GenRegularized(false, false),
-			Check: func(x any) theorems.Verdict { return x.(RegularizedCase).check() }}},
+			Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }}},
 		Controls: []Property{
 			{Name: "large μ = 100·q_max λ_max", Drops: "small-mu", Gen: GenRegularized(true, false),
-				Check: func(x any) theorems.Verdict { return x.(RegularizedCase).check() }},
+				Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }},
 			{Name: "regularizer centred at 0 instead of θ₀ (engine bug)", Drops: "centre", Gen: GenRegularized(false, true),
-				Check: func(x any) theorems.Verdict { return x.(RegularizedCase).check() }},
+				Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }},
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-P17"}, Cases: 200,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-P17"}, Cases: 200,
 		Claims: []Property{{Name: "PD H, PSD diagonal Q", Gen: GenSpectrum(false, false), Check: spectrumCheck}},
 		Controls: []Property{
 			{Name: "H indefinite", Drops: "pd", Gen: GenSpectrum(true, false), Check: spectrumCheck},
 			{Name: "a negative q_i", Drops: "psd", Gen: GenSpectrum(false, true), Check: spectrumCheck},
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T10"}, Cases: 100,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T10"}, Cases: 100,
 		Claims: []Property{{Name: "quadratics and regularized logistic, ηL ∈ [0.05, 1]", Gen: GenConvex(0.05, 1, true, true), Check: convexCheck}},
 		Controls: []Property{
 			{Name: "quadratics, ηL ∈ [2.2, 3]", Drops: "step-size", Gen: GenConvex(2.2, 3, true, false), Check: convexCheck},
 		},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 4,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 4,
 		Claims: []Property{
 			fig1Property("ERM, IW, Group DRO on the six digits of digits6.json (GD)", OptGD, gen.Const(DigitPair{A: 0, B: 1})),
 			fig1Property("ERM, IW, Group DRO on five images of one digit, one of another (GD)", OptGD, GenDigitPair()),
 		},
 		Controls: []Property{drops("gd", fig1Property("the same with Adam", OptAdam, gen.Const(DigitPair{A: 0, B: 1})))},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-GDRO"}, Cases: 50,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-GDRO"}, Cases: 50,
 		Claims: []Property{weightsProperty("Group DRO", []int{SchemeGroupDRO})},
 		Controls: []Property{
 			drops("convergence", weightsProperty("periodic schedule (Assumption 3 only)", []int{SchemeScheduleA3})),
 			drops("min-weight", weightsProperty("one q_i → 0 geometrically", []int{SchemeVanishing})),
 		},
 	})
+	return es
 }
 
-func spectrumCheck(x any) theorems.Verdict {
+func spectrumCheck(_ *Runner, x any) theorems.Verdict {
 	h, q := x.(SpectrumCase).Build()
 	return theorems.ProductEigenvalues(h, q)
 }
 
-func convexCheck(x any) theorems.Verdict {
+func convexCheck(_ *Runner, x any) theorems.Verdict {
 	c, err := x.(ConvexCase).Run()
 	if err != nil {
 		return buildFailed(err)

@@ -14,67 +14,52 @@ import (
 // so that the section runs well within its quick budget; each run is a
 // full training to interpolation (or to stationarity).
 
-func TestZD_T1_InterpolatorUniqueness(t *testing.T)                 { claims(t, "ZD-T1", 100) }
-func TestZD_T1_InterpolatorUniqueness_NegativeControl(t *testing.T) { controls(t, "ZD-T1", 25) }
-
-func TestZD_span_SpanInvariant(t *testing.T)                 { claims(t, "ZD-span", 100) }
-func TestZD_span_SpanInvariant_NegativeControl(t *testing.T) { controls(t, "ZD-span", 25) }
-
-func TestZD_T2_RiskVanishes(t *testing.T)                 { claims(t, "ZD-T2", 50) }
-func TestZD_T2_RiskVanishes_NegativeControl(t *testing.T) { controls(t, "ZD-T2", 15) }
-
-func TestZD_T6lin_RegularizedGap(t *testing.T) { claims(t, "ZD-T6lin", 40) }
+func TestZD_T1_InterpolatorUniqueness(t *testing.T) { Assert(t, "ZD-T1") }
+func TestZD_span_SpanInvariant(t *testing.T)        { Assert(t, "ZD-span") }
+func TestZD_T2_RiskVanishes(t *testing.T)           { Assert(t, "ZD-T2") }
+func TestZD_T6lin_RegularizedGap(t *testing.T)      { Assert(t, "ZD-T6lin") }
 
 // The large-μ control must fail hypothesis (14) — big training risk — and
 // show a big gap: larger than Lemma 18 allows at the risk budget (the
 // verdict's Statistic against its Bound).
 func TestZD_T6lin_RegularizedGap_NegativeControl(t *testing.T) {
-	controls(t, "ZD-T6lin", 10)
 	p := entry(t, "ZD-T6lin").Controls[0]
 	for _, c := range Sample(p.Gen, testSeed(t), 10) {
-		v := p.Check(c)
+		v := p.Check(testRunner(t), c)
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "training risk below ε fails")
 		assert.Greater(t, v.Statistic, v.Bound, "%v: the gap should exceed what risk ε allows: %v", c, v)
 	}
 }
 
-func TestZD_P17_ProductEigenvalues(t *testing.T) { claims(t, "ZD-P17", 200) }
+func TestZD_P17_ProductEigenvalues(t *testing.T) { Assert(t, "ZD-P17") }
 
 // ZD-P17 has no control in the catalog (a theorem of linear algebra). The
 // controls break a hypothesis, and the interval must then really fail
 // (Statistic > Bound), which shows that the check measures it.
 func TestZD_P17_ProductEigenvalues_NegativeControl(t *testing.T) {
-	controls(t, "ZD-P17", 50)
 	for _, p := range entry(t, "ZD-P17").Controls {
 		for _, c := range Sample(p.Gen, testSeed(t), 50) {
-			v := p.Check(c)
+			v := p.Check(testRunner(t), c)
 			assert.Greater(t, v.Statistic, v.Bound, "%s %v: %v", p.Name, c, v)
 		}
 	}
 }
 
-func TestZD_T10_GDRate(t *testing.T) { claims(t, "ZD-T10", 100) }
+func TestZD_T10_GDRate(t *testing.T) { Assert(t, "ZD-T10") }
 
 // η > 2/L: GD diverges on a quadratic, and the O(1/T) bound fails.
 func TestZD_T10_GDRate_NegativeControl(t *testing.T) {
-	controls(t, "ZD-T10", 25)
 	p := entry(t, "ZD-T10").Controls[0]
 	for _, c := range Sample(p.Gen, testSeed(t), 20) {
-		v := p.Check(c)
+		v := p.Check(testRunner(t), c)
 		assert.Greater(t, v.Statistic, v.Bound, "%v: %v", c, v)
 	}
 }
 
-// TestZD_F1_SixDigits runs the reference pair once (its generator is a
-// constant) and four random digit pairs.
-func TestZD_F1_SixDigits(t *testing.T) {
-	for i, p := range entry(t, "ZD-F1").Claims {
-		t.Run(p.Name, func(t *testing.T) { claim(t, p, []int{1, 4}[i]) })
-	}
-}
-
-func TestZD_F1_SixDigits_NegativeControl(t *testing.T) { controls(t, "ZD-F1", 1) }
+// TestZD_F1_SixDigits runs the reference pair (its generator is a
+// constant) and random digit pairs.
+func TestZD_F1_SixDigits(t *testing.T) { Assert(t, "ZD-F1") }
 
 // TestZD_F1_Reference: the (0, 1) pair of ZD Fig. 1 against digits6.json:
 // every scheme converges to the reference interpolator, with vanishing
@@ -96,5 +81,4 @@ func TestZD_F1_Reference(t *testing.T) {
 	assert.Greater(t, rows[2].Weights[1], 0.0)
 }
 
-func TestZD_GDRO_WeightsConverge(t *testing.T)                 { claims(t, "ZD-GDRO", 50) }
-func TestZD_GDRO_WeightsConverge_NegativeControl(t *testing.T) { controls(t, "ZD-GDRO", 15) }
+func TestZD_GDRO_WeightsConverge(t *testing.T) { Assert(t, "ZD-GDRO") }

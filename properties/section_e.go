@@ -38,12 +38,12 @@ func polyControl(alpha string, gen func() Property) Property {
 // grwDirectionProperty trains generated cases (with loss override, −1 for
 // the case's own) and applies ZD-T7's check.
 func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Property {
-	return Property{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(ClassCase)
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(classSteps())
+		data, tr, err := c.Run(r, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -54,12 +54,12 @@ func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Pro
 // iwDirectionProperty trains cases under XY's random importance weights
 // w ∈ [1/M, M]^n and applies XY-P1's check.
 func iwDirectionProperty(name string, override int) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(ClassCase)
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(classSteps())
+		data, tr, err := c.Run(r, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -109,12 +109,12 @@ func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, faul
 // path under the run's limit weights (its last recorded weights: the
 // schemes of ZD-T8 converge, Assumption 1) and applies ZD-T8's check.
 func pathProperty(name string, override int) Property {
-	return Property{Name: name, Gen: GenClass(true, []int{LossLogistic}, append(a1Schemes, SchemeRandomIW)), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenClass(true, []int{LossLogistic}, append(a1Schemes, SchemeRandomIW)), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(ClassCase)
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(classSteps())
+		data, tr, err := c.Run(r, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -153,7 +153,7 @@ func twoWeightings(c ClassCase) [2][]float64 {
 }
 
 func polyLimitProperty(name string, lossID int) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(ClassCase).WithLoss(lossID)
 		data := c.Data()
 		q := twoWeightings(c)
@@ -170,9 +170,9 @@ func polyLimitProperty(name string, lossID int) Property {
 }
 
 func multiProperty(name string, schemes []int, poly bool) Property {
-	return Property{Name: name, Gen: GenMulti(schemes), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenMulti(schemes), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(MultiCase)
-		data, tr, err := c.Run(poly, classSteps())
+		data, tr, err := c.Run(poly, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -180,9 +180,9 @@ func multiProperty(name string, schemes []int, poly bool) Property {
 	}}
 }
 
-func init() {
+func sectionE() (es []Entry) {
 	lossesET := []int{LossExp, LossLogistic}
-	register(Entry{Info: theorems.Info{ID: "ZD-T7"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T7"}, Cases: 8, ForLoss: grwDirectionForLoss,
 		Claims: []Property{grwDirectionProperty("GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", lossesET, allGRWSchemes(), -1)},
 		// α = 1/2 as LL-lin's control (linPolyControlTail): with α = 1 the
 		// residual's computed limit can exceed what the polynomial tail
@@ -193,33 +193,34 @@ func init() {
 		})},
 		Figures: grwClassFigures,
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
 		Claims:   []Property{pathProperty("logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", -1)},
 		Controls: []Property{polyControl("1", func() Property { return pathProperty("", LossPoly) })},
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
 		Claims:   []Property{polyLimitProperty("polynomial tail (α = 1, β = 0): paths under ERM and random IW weights (M ∈ [4, 10]) reach their computed weight-dependent limits", LossPoly)},
 		Controls: []Property{drops("tail", polyLimitProperty("logistic loss (exponential tail), same data and weights: both paths tend to θ̂_MM", LossLogistic))},
 		Figures:  polyFigures,
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
 		Claims:   []Property{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
 		Controls: []Property{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair, α = 1/2), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
 	})
-	register(Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
 		Claims:   []Property{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
 		Controls: []Property{polyControl("1/2", func() Property { return iwDirectionProperty("", LossPolyHalf) })},
 		Figures:  klFigures,
 	})
+	return es
 }
 
 // nonSepProperty trains non-separable cases and applies XY-P2's check with
 // the run's weights, or (wrongWeights) with uniform weights in the finite
 // minimizer while the run used the case's.
 func nonSepProperty(name string, ref, wrongWeights bool) Property {
-	return Property{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(NonSepCase)
-		data, w, tr, err := c.Run(classSteps())
+		data, w, tr, err := c.Run(classSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -238,32 +239,35 @@ func uniformOnes(n int) []float64 {
 	return u
 }
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "XY-P2"}, Cases: 6,
+func sectionENonSeparable() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-P2"}, Cases: 6,
 		Claims: []Property{
 			nonSepProperty("GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", false, false),
 			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
 		},
 		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", false, true))},
 	})
+	return es
 }
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
+func sectionEWeakReg() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
 		Claims:   []Property{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
 		Controls: []Property{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
 	})
-	register(Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
 		Claims:   []Property{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
 		Controls: []Property{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed direction with half the maximal margin (not the optima)", true))},
 	})
+	return es
 }
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "XY-T1"}, Cases: 3,
+func sectionETheorem1() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-T1"}, Cases: 3,
 		Claims:   []Property{shiftProperty("10 trials per case: n = 10⁴ source samples of a Gaussian on a box, importance-weighted logistic GD (40 steps), target error on 10⁴ samples; δ = 0.1", false)},
 		Controls: []Property{drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
 	})
+	return es
 }
 
 // learnedWeighting returns XY §5's weighting model for a case: ψ₀ ~ N(0, I)
@@ -282,7 +286,7 @@ func learnedWeighting(c ClassCase) (*train.LearnedWeighting, error) {
 // (or, frozen, with the model's initial weights held fixed) and reports
 // XY-S5.
 func learnedProperty(name string, frozen bool) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeERM}), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeERM}), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(ClassCase)
 		lw, err := learnedWeighting(c)
 		if err != nil {
@@ -300,7 +304,7 @@ func learnedProperty(name string, frozen bool) Property {
 			}
 			w = &train.Static{W: q}
 		}
-		tr, err := c.runWith(data, w, learnedSteps())
+		tr, err := c.runWith(data, w, learnedSteps(r))
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -309,11 +313,12 @@ func learnedProperty(name string, frozen bool) Property {
 }
 
 // learnedSteps is the length of XY-S5's runs (10⁵ at the quick budget).
-func learnedSteps() int { return budgetSteps(100000) }
+func learnedSteps(r *Runner) int { return budgetSteps(r, 100000) }
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "XY-S5"}, Cases: 8,
+func sectionELearned() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "XY-S5"}, Cases: 8,
 		Claims:   []Property{learnedProperty("GD on a linear model jointly with g(ψ, x) = σ(ψᵀx + b) + 1 (ψ₀ ~ N(0, I)), exp and logistic losses, separable data", false)},
 		Controls: []Property{drops("learning", learnedProperty("the weighting model frozen at its initial weights (a static weighting): the spread cannot shrink", true))},
 	})
+	return es
 }

@@ -109,8 +109,9 @@ func WriteAngleTable(w io.Writer, c ClassCase, steps int, rows []AngleRow) {
 
 // grwClassFigures draws ZD-T7's evidence: the angle to θ̂_MM against log T
 // for every scheme, with the logistic loss and with the polynomial tail.
-func grwClassFigures(seed int64, _ Budget) []theorems.Figure {
-	rows, err := AngleTable(TableCase(uint64(seed)), classSteps())
+func grwClassFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
+	rows, err := AngleTable(TableCase(uint64(seed)), classSteps(r))
 	if err != nil {
 		return nil
 	}
@@ -137,7 +138,8 @@ func grwClassFigures(seed int64, _ Budget) []theorems.Figure {
 // paths under ERM and under random importance weights against log₁₀ R,
 // for the polynomial tail (it tends to ∠(u(q1), u(q2)) > 0) and the
 // logistic loss (it tends to 0).
-func polyFigures(seed int64, _ Budget) []theorems.Figure {
+func polyFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	c := TableCase(uint64(seed))
 	c.Indep = false
 	data := c.Data()
@@ -217,7 +219,8 @@ func KLOrderingPairs(seed int64, n int) ([]KLPair, error) {
 // klFigures draws XY Prop. 1 (c): for pairs of weightings, the difference
 // of their KL divergences from p* against the difference of their angles
 // to θ* after the same number of steps (same sign: the prediction holds).
-func klFigures(seed int64, b Budget) []theorems.Figure {
+func klFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	pairs, err := KLOrderingPairs(seed, 40)
 	if err != nil {
 		return nil

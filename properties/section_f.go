@@ -14,15 +14,15 @@ import (
 // the quick budget runs small widths and few seeds, IMPLICITBIAS_BUDGET=long
 // (verify --budget long) the full sweeps of docs/ntk.md.
 
-func init() {
-	register(Entry{Info: theorems.Info{ID: "ZD-L3"}, Cases: 1, Sweep: true,
+func sectionF() (es []Entry) {
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-L3"}, Cases: 1, Sweep: true,
 		Claims: []Property{{Name: "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
-			Gen: GenKernelSweep(false), Check: func(x any) theorems.Verdict { return x.(KernelSweepCase).check() }}},
+			Gen: GenKernelSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(KernelSweepCase).check(r) }}},
 		Controls: []Property{{Name: "first hidden layer fixed at 4 units, second of width d̃", Drops: "all-widths",
-			Gen: GenKernelSweep(true), Check: func(x any) theorems.Verdict { return x.(KernelSweepCase).check() }}},
+			Gen: GenKernelSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(KernelSweepCase).check(r) }}},
 		Figures: kernelFigures,
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T4/L5"}, Cases: 1, Sweep: true,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T4/L5"}, Cases: 1, Sweep: true,
 		Claims: []Property{{Name: "A1 schedule vs ERM, network vs linearization, squared loss (tanh, GELU)",
 			Gen: GenGapSweep(gapClaim), Check: gapCheck}},
 		// The Gaussian last layer (ZD App. E) is no control: the check stops
@@ -35,33 +35,35 @@ func init() {
 		},
 		Figures: gapFigures,
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T6"}, Cases: 1, Sweep: true,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T6"}, Cases: 1, Sweep: true,
 		Claims: []Property{{Name: "A1 schedule + (μ/2)‖θ − θ₀‖², μ = 0.2, 0.5 × q_min λ_min, vs unregularized ERM, squared loss",
-			Gen: GenRegSweep(false), Check: func(x any) theorems.Verdict { return x.(RegSweepCase).check() }}},
+			Gen: GenRegSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(RegSweepCase).check(r) }}},
 		Controls: []Property{{Name: "large μ = 100·q_max λ_max", Drops: "small-mu",
-			Gen: GenRegSweep(true), Check: func(x any) theorems.Verdict { return x.(RegSweepCase).check() }}},
+			Gen: GenRegSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(RegSweepCase).check(r) }}},
 		Figures: regFigures,
 	})
-	register(Entry{Info: theorems.Info{ID: "ZD-T9"}, Cases: 1, Sweep: true,
+	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T9"}, Cases: 1, Sweep: true,
 		Claims: []Property{{Name: "logistic, A1 schedule + (μ/2)‖θ − θ₀‖² (μ = 1e-3; 1e-4 too under the long budget), against the kernel SVM's f_MM",
-			Gen: GenSignSweep(false), Check: func(x any) theorems.Verdict { return x.(SignSweepCase).check() }}},
+			Gen: GenSignSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(SignSweepCase).check(r) }}},
 		Controls: []Property{{Name: "large μ = 0.1 (training risk above 1/4)", Drops: "small-risk",
-			Gen: GenSignSweep(true), Check: func(x any) theorems.Verdict { return x.(SignSweepCase).check() }}},
+			Gen: GenSignSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(SignSweepCase).check(r) }}},
 		Figures: signFigures,
 	})
+	return es
 }
 
-func gapCheck(x any) theorems.Verdict { return x.(GapSweepCase).check() }
+func gapCheck(r *Runner, x any) theorems.Verdict { return x.(GapSweepCase).check(r) }
 
 // kernelFigures draws ZD-L3's variance of the NTK Gram matrix against the
 // width (log-log) with its fitted line and the slope −1 of the claim.
-func kernelFigures(seed int64, _ Budget) []theorems.Figure {
+func kernelFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenKernelSweep(false), seed, 1)
 	if len(cs) == 0 {
 		return nil
 	}
 	c := cs[0].(KernelSweepCase)
-	ws, err := c.Run()
+	ws, err := c.Run(r)
 	if err != nil {
 		return nil
 	}
@@ -83,7 +85,7 @@ func kernelFigures(seed int64, _ Budget) []theorems.Figure {
 	return []theorems.Figure{{
 		Name:    "variance",
 		Title:   "ZD-L3: variance of the NTK at initialization",
-		Caption: fmt.Sprintf("Σ_ij Var Θ^{(0)}(x_i, x_j) over seeds against the width, %v. Least-squares slope %.3f; the claim is −1.", c, fit.Slope),
+		Caption: fmt.Sprintf("Σ_ij Var Θ^{(0)}(x_i, x_j) over seeds against the width, %v. Least-squares slope %.3f; the claim is −1.", c.describe(r), fit.Slope),
 		XLabel:  "log10 width",
 		YLabel:  "log10 variance",
 		Series: []theorems.Series{
@@ -96,17 +98,18 @@ func kernelFigures(seed int64, _ Budget) []theorems.Figure {
 
 // gapFigures draws ZD-T4/L5's two gaps against the width (log-log), one
 // point per run, with the fitted lines and the slope −1/4 of the bound.
-func gapFigures(seed int64, _ Budget) []theorems.Figure {
+func gapFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	cs := Sample(GenGapSweep(gapClaim), seed, 1)
 	if len(cs) == 0 {
 		return nil
 	}
 	c := cs[0].(GapSweepCase)
-	runs, err := c.Run()
+	runs, err := c.Run(r)
 	if err != nil {
 		return nil
 	}
-	f, ok := GapFigure(runs, c.String())
+	f, ok := GapFigure(runs, c.describe(r))
 	if !ok {
 		return nil
 	}
@@ -171,9 +174,10 @@ func scalingFigure(name, title, caption string, groups []string, x, y map[string
 
 // regFigures draws ZD-T6's approximation gaps against the width: Lemma 16
 // for each μ and Lemma 5 (|f_ERM − f*|).
-func regFigures(seed int64, _ Budget) []theorems.Figure {
+func regFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	c := Sample(GenRegSweep(false), seed, 1)[0].(RegSweepCase)
-	runs, err := c.Run()
+	runs, err := c.Run(r)
 	if err != nil {
 		return nil
 	}
@@ -191,7 +195,7 @@ func regFigures(seed int64, _ Budget) []theorems.Figure {
 		}
 		add(fmt.Sprintf("sup|f_reg − f_linreg|, μ = %g·q_min λ_min", r.C), r.Width, r.ApproxGap)
 	}
-	f, ok := scalingFigure("approximation", "ZD-T6: approximation gaps against the width", c.String()+".", groups, x, y)
+	f, ok := scalingFigure("approximation", "ZD-T6: approximation gaps against the width", c.describe(r)+".", groups, x, y)
 	if !ok {
 		return nil
 	}
@@ -200,9 +204,10 @@ func regFigures(seed int64, _ Budget) []theorems.Figure {
 
 // signFigures draws ZD-T9's approximation gap (Lemma 16, logistic) against
 // the width and the network's agreement with f_MM on all test points.
-func signFigures(seed int64, _ Budget) []theorems.Figure {
+func signFigures(r *Runner) []theorems.Figure {
+	seed := r.Seed
 	c := Sample(GenSignSweep(false), seed, 1)[0].(SignSweepCase)
-	runs, err := c.Run()
+	runs, err := c.Run(r)
 	if err != nil {
 		return nil
 	}
@@ -223,12 +228,12 @@ func signFigures(seed int64, _ Budget) []theorems.Figure {
 		}
 		ax[g], ay[g] = append(ax[g], math.Log10(float64(r.Width))), append(ay[g], float64(k)/float64(len(r.FMM)))
 	}
-	f, ok := scalingFigure("approximation", "ZD-T9: sup|f_reg − f_linreg| against the width (logistic)", c.String()+".", groups, x, y)
+	f, ok := scalingFigure("approximation", "ZD-T9: sup|f_reg − f_linreg| against the width (logistic)", c.describe(r)+".", groups, x, y)
 	if !ok {
 		return nil
 	}
 	agree := theorems.Figure{Name: "agreement", Title: "ZD-T9: sign agreement with f_MM", XLabel: "log10 width", YLabel: "share of test points",
-		Caption: "Share of the test points where the regularized network has the sign of the max-margin linearized network f_MM, " + c.String() + "."}
+		Caption: "Share of the test points where the regularized network has the sign of the max-margin linearized network f_MM, " + c.describe(r) + "."}
 	for _, g := range groups {
 		agree.Series = append(agree.Series, theorems.Series{Name: g, X: ax[g], Y: ay[g], Points: true})
 	}

@@ -171,7 +171,7 @@ func GenShift(concept bool) gopter.Gen {
 }
 
 func shiftProperty(name string, concept bool) Property {
-	return Property{Name: name, Gen: GenShift(concept), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenShift(concept), Check: func(r *Runner, x any) theorems.Verdict {
 		trials, chi2, c, err := x.(ShiftCase).Trials()
 		if err != nil {
 			return buildFailed(err)

@@ -20,7 +20,10 @@ type Property struct {
 	// --drop KEY` searches its cases for a counterexample.
 	Drops string
 	Gen   gopter.Gen
-	Check func(c any) theorems.Verdict
+	// GenAt, when set, replaces Gen by a generator that depends on the
+	// runner's budget (LL-4.4/A9's nets add x² at the long budget).
+	GenAt func(r *Runner) gopter.Gen
+	Check func(r *Runner, c any) theorems.Verdict
 	// Undecided is, for a claim that is honestly inconclusive on some of
 	// its cases at the quick budget, the measured rate (TestUndecidedRates
 	// re-measures it); the test harness sizes its allowance of
@@ -29,6 +32,14 @@ type Property struct {
 	// Fault, for a fault control (faultControls), names the engine fault
 	// planted in its cases; only violated counts as caught.
 	Fault string
+}
+
+// Generator returns p's generator under r.
+func (p Property) Generator(r *Runner) gopter.Gen {
+	if p.GenAt != nil {
+		return p.GenAt(r)
+	}
+	return p.Gen
 }
 
 // Entry binds a catalog entry to its claim and its negative controls.
@@ -43,8 +54,12 @@ type Entry struct {
 	// Cases is the number of cases per property at the quick budget.
 	Cases int
 	// Figures, when set, draws the entry's own evidence (trajectories,
-	// scaling plots) for the report.
-	Figures func(seed int64, b Budget) []theorems.Figure
+	// scaling plots) for the report, from the runner's seed.
+	Figures func(r *Runner) []theorems.Figure
+	// ForLoss, when set, builds the entry with a user's binary margin loss
+	// in place of the built-in ones (`implicitbias loss FORMULA --run`;
+	// forloss.go).
+	ForLoss func(loss string) Entry
 	// Sweep marks an entry whose cases are whole sweeps (many training runs
 	// each, section F) that grow with the run budget instead of in number:
 	// Cases is then the number of cases at every budget, and each control
@@ -93,28 +108,23 @@ func (e Entry) cases(b Budget) int {
 	return n * [...]int{1, 4, 20}[b]
 }
 
-var registry []Entry
-
-func register(e Entry) {
-	info, ok := theorems.Lookup(e.ID)
-	if !ok {
-		panic("properties: entry " + e.ID + " is not in the catalog")
-	}
-	e.Info = info
-	registry = append(registry, e)
-}
-
-// Entries returns the runnable entries in catalog order.
+// Entries returns the runnable entries in catalog order, each with its
+// fault controls (faultControls) appended.
 func Entries() []Entry {
 	order := map[string]int{}
 	for i, c := range theorems.Catalog() {
 		order[c.ID] = i
 	}
-	es := append([]Entry(nil), registry...)
+	var es []Entry
+	for _, section := range [][]Entry{sectionA(), sectionB(), sectionC(), sectionD(), sectionE(), sectionENonSeparable(), sectionEWeakReg(), sectionETheorem1(), sectionELearned(), sectionF()} {
+		es = append(es, section...)
+	}
 	for i := range es {
-		if f, ok := figureFuncs[es[i].ID]; ok && es[i].Figures == nil {
-			es[i].Figures = f
+		info, ok := theorems.Lookup(es[i].ID)
+		if !ok {
+			panic("properties: entry " + es[i].ID + " is not in the catalog")
 		}
+		es[i].Info = info
 		es[i].Controls = append(append([]Property(nil), es[i].Controls...), faultControls(es[i])...)
 	}
 	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
@@ -176,54 +186,41 @@ func Sample(g gopter.Gen, seed int64, n int) []any {
 	return out
 }
 
-// RunOptions say how to run an entry.
-type RunOptions struct {
-	Seed   int64
-	Budget Budget
-	// Figures asks for the entry's own figures.
-	Figures bool
-}
-
-// Run checks the entry's claims and controls at a budget.
-func (e Entry) Run(seed int64, b Budget) theorems.Result {
-	return e.RunContext(context.Background(), RunOptions{Seed: seed, Budget: b})
-}
-
-// RunContext checks the entry's claims and controls by the one rule of
-// Decide (the rule `go test` asserts); when ctx is done it returns what
-// finished, marked Interrupted.
-func (e Entry) RunContext(ctx context.Context, o RunOptions) theorems.Result {
-	r := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
-	n := e.cases(o.Budget)
+// Run checks the entry's claims and controls by the one rule of Decide
+// (the rule `go test` asserts), at r's seed and budget; when ctx is done
+// it returns what finished, marked Interrupted.
+func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
+	res := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
+	n := e.cases(r.Budget)
 	for i, p := range e.Claims {
-		out := Decide(ctx, e.ID, p, o.Seed+int64(i), n, ClaimWanted, !e.Conjecture)
-		merge(&r.Claims, out.Summary)
+		out := Decide(ctx, r, e.ID, p, r.Seed+int64(i), n, ClaimWanted, !e.Conjecture)
+		merge(&res.Claims, out.Summary)
 		if out.Interrupted {
-			r.Interrupted = true
-			return r
+			res.Interrupted = true
+			return res
 		}
 	}
 	for i, p := range e.Controls {
-		r.Controls++
-		out := Decide(ctx, e.ID, p, o.Seed+int64(1000+i), e.controlCases(o.Budget), p.CaughtBy, true)
+		res.Controls++
+		out := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.CaughtBy, true)
 		if out.Interrupted {
-			r.Interrupted = true
-			return r
+			res.Interrupted = true
+			return res
 		}
 		switch {
 		case out.Passed():
-			r.ControlsCaught++
-		case r.ControlMissed != "":
+			res.ControlsCaught++
+		case res.ControlMissed != "":
 		case out.GaveUp:
-			r.ControlMissed = fmt.Sprintf("%s: gave up, %d cases inconclusive (%d allowed)", p.Name, out.Summary.Inconclusive, out.Allowance)
+			res.ControlMissed = fmt.Sprintf("%s: gave up, %d cases inconclusive (%d allowed)", p.Name, out.Summary.Inconclusive, out.Allowance)
 		default:
-			r.ControlMissed = fmt.Sprintf("%s: %s", p.Name, out.Failed)
+			res.ControlMissed = fmt.Sprintf("%s: %s", p.Name, out.Failed)
 		}
 	}
-	if o.Figures && e.Figures != nil && ctx.Err() == nil {
-		r.Figures = e.Figures(o.Seed, o.Budget)
+	if r.Figures && e.Figures != nil && ctx.Err() == nil {
+		res.Figures = e.Figures(r)
 	}
-	return r
+	return res
 }
 
 // Caught reports whether a negative control's verdict shows the check's

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 )
 
 // Sharding the runs of one sweep over machines (`verify --sweep-store DIR
@@ -39,32 +38,29 @@ import (
 // shards and are not in the store yet.
 var ErrSweepIncomplete = errors.New("sweep incomplete")
 
-type sweepStore struct {
+// SweepStore is a directory of sweep jobs' results (Runner.Store).
+type SweepStore struct {
 	dir           string
 	shard, shards int
 }
 
-var store atomic.Pointer[sweepStore]
-
-// SetSweepStore makes the sweeps keep their jobs' results in dir (created
-// if needed) and, with shards > 0, compute only the jobs with index ≡ shard
-// (mod shards). An empty dir turns the store off.
-func SetSweepStore(dir string, shard, shards int) error {
+// NewSweepStore returns a store that keeps the sweeps' jobs' results in dir
+// (created if needed) and, with shards > 0, computes only the jobs with
+// index ≡ shard (mod shards). An empty dir returns nil: no store.
+func NewSweepStore(dir string, shard, shards int) (*SweepStore, error) {
 	if dir == "" {
 		if shards > 0 {
-			return errors.New("sweep sharding needs a sweep store directory")
+			return nil, errors.New("sweep sharding needs a sweep store directory")
 		}
-		store.Store(nil)
-		return nil
+		return nil, nil
 	}
 	if shards < 0 || (shards > 0 && (shard < 0 || shard >= shards)) {
-		return fmt.Errorf("sweep shard %d/%d: want 0 ≤ I < N", shard, shards)
+		return nil, fmt.Errorf("sweep shard %d/%d: want 0 ≤ I < N", shard, shards)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("sweep store: %v", err)
+		return nil, fmt.Errorf("sweep store: %v", err)
 	}
-	store.Store(&sweepStore{dir: dir, shard: shard, shards: shards})
-	return nil
+	return &SweepStore{dir: dir, shard: shard, shards: shards}, nil
 }
 
 // storedRecord is the content of a store file.
@@ -75,9 +71,8 @@ type storedRecord[T any] struct {
 
 // storedJob returns the result of job j with the given key: from the store
 // if it is there, computed (and stored) if the job is this shard's (or
-// there is no store), and ok = false if it is another shard's.
-func storedJob[T any](key string, j int, compute func() (T, error)) (res T, ok bool, err error) {
-	s := store.Load()
+// s is nil), and ok = false if it is another shard's.
+func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error)) (res T, ok bool, err error) {
 	if s == nil {
 		res, err = compute()
 		return res, true, err
@@ -118,7 +113,7 @@ func storedJob[T any](key string, j int, compute func() (T, error)) (res T, ok b
 
 // incomplete returns ErrSweepIncomplete with the counts when some job is
 // missing, nil otherwise.
-func incomplete(what string, have []bool) error {
+func incomplete(s *SweepStore, what string, have []bool) error {
 	k := 0
 	for _, h := range have {
 		if h {
@@ -128,11 +123,11 @@ func incomplete(what string, have []bool) error {
 	if k == len(have) {
 		return nil
 	}
-	s := store.Load()
 	return fmt.Errorf("%w: %d of the %d jobs of %s are in %s (this is shard %d/%d); run the other shards, then verify with the store and no --sweep-shard", ErrSweepIncomplete, k, len(have), what, s.dir, s.shard, s.shards)
 }
 
-// jobKey names job (width, seed) of a case at the run budget.
-func jobKey(c fmt.Stringer, width int, seed uint64) string {
-	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c, RunBudget(), width, seed)
+// jobKey names job (width, seed) of a case (its description at r's
+// budget) at r's budget.
+func jobKey(r *Runner, c describer, width int, seed uint64) string {
+	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.describe(r), r.Budget, width, seed)
 }

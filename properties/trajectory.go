@@ -1,19 +1,14 @@
 package properties
 
 import (
-	"os"
-
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// longBudget reports whether IMPLICITBIAS_BUDGET=long is set: trajectory
+// budgetSteps returns quick, or 10·quick at the long budget: trajectory
 // properties then train 10× longer (the asymptotic versions of the checks)
 // and add the slow x² networks; `go test ./...` runs the quick budget.
-func longBudget() bool { return os.Getenv("IMPLICITBIAS_BUDGET") == "long" }
-
-// budgetSteps returns quick, or 10·quick under IMPLICITBIAS_BUDGET=long.
-func budgetSteps(quick int) int {
-	if longBudget() {
+func budgetSteps(r *Runner, quick int) int {
+	if r.long() {
 		return 10 * quick
 	}
 	return quick

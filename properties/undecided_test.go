@@ -100,7 +100,7 @@ func TestUndecidedRates(t *testing.T) {
 			t.Run(e.ID+"/"+p.Name, func(t *testing.T) {
 				count := 0
 				for _, c := range Sample(p.Gen, seed, p.Undecided.Of) {
-					switch v := p.Check(c); v.Status {
+					switch v := p.Check(testRunner(t), c); v.Status {
 					case theorems.Inconclusive:
 						count++
 					case theorems.Holds:

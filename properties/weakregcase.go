@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -61,52 +60,33 @@ func (c WeakRegCase) regObjective(data *dataset.Dataset) (*train.Objective, loss
 	return obj, m, nil
 }
 
-var ladders = struct {
-	sync.Mutex
-	m map[string]*cachedLadder
-}{m: map[string]*cachedLadder{}}
-
-type cachedLadder struct {
-	once sync.Once
-	opt  []theorems.RegOptimum
-	err  error
-}
-
 // Ladder computes the optima θ_λ (train.Minimize on log L_λ) along the
 // ladder, each from the previous one, the first from θ = 0: not from the
 // SVM direction, whose margin is the limit XY-P3 checks (a minimizer that
 // never moved would pass from there). Cached, read only by the callers.
-func (c WeakRegCase) Ladder(lambdas []float64) (*dataset.Dataset, []theorems.RegOptimum, error) {
+func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []theorems.RegOptimum, error) {
 	data := c.Class.Data()
 	key := fmt.Sprintf("%#v/%v", c, lambdas) // every field, exactly
-	ladders.Lock()
-	l, ok := ladders.m[key]
-	if !ok {
-		l = &cachedLadder{}
-		ladders.m[key] = l
-	}
-	ladders.Unlock()
-	l.once.Do(func() {
+	opt, err := r.ladders.getKept(key, func() ([]theorems.RegOptimum, error) {
+		var opt []theorems.RegOptimum
 		obj, _, err := c.regObjective(data)
 		if err != nil {
-			l.err = err
-			return
+			return nil, err
 		}
 		if obj, _, err = plant(c.Class.Fault, obj, nil); err != nil {
-			l.err = err
-			return
+			return nil, err
 		}
 		theta := make([]float64, data.D)
 		for _, lam := range lambdas {
 			obj.Reg = train.NormPower{Lambda: lam, R: c.r()}
 			if _, err := train.Minimize(obj, theta, nil); err != nil {
-				l.err = fmt.Errorf("λ = %g: %w", lam, err)
-				return
+				return opt, fmt.Errorf("λ = %g: %w", lam, err)
 			}
-			l.opt = append(l.opt, theorems.RegOptimum{Lambda: lam, Theta: append([]float64(nil), theta...)})
+			opt = append(opt, theorems.RegOptimum{Lambda: lam, Theta: append([]float64(nil), theta...)})
 		}
+		return opt, nil
 	})
-	return data, l.opt, l.err
+	return data, opt, err
 }
 
 // nearOptimal draws, at every λ, k points θ' = θ_λ + s·v (v a random unit
@@ -181,9 +161,9 @@ func GenWeakReg() gopter.Gen {
 }
 
 func weakNormsProperty(name string, lambdas []float64) Property {
-	return Property{Name: name, Gen: GenWeakReg(), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(WeakRegCase)
-		data, opt, err := c.Ladder(lambdas)
+		data, opt, err := c.Ladder(r, lambdas)
 		if err != nil {
 			return theorems.Undecided("optima: %v", err)
 		}
@@ -196,9 +176,9 @@ func weakNormsProperty(name string, lambdas []float64) Property {
 // near-optimal points, or (random) to points of the optima's norms in a
 // fixed random separating direction instead of the optima.
 func weakMarginsProperty(name string, random bool) Property {
-	return Property{Name: name, Gen: GenWeakReg(), Check: func(x any) theorems.Verdict {
+	return Property{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, x any) theorems.Verdict {
 		c := x.(WeakRegCase)
-		data, opt, err := c.Ladder(weakLadder)
+		data, opt, err := c.Ladder(r, weakLadder)
 		if err != nil {
 			return theorems.Undecided("optima: %v", err)
 		}

@@ -15,8 +15,8 @@ import (
 // the selected entries, the share of the pair's cases its check reported
 // violated. Exit status 0 when every pair reaches faults.MinPower, 1
 // otherwise, 130 when interrupted (the finished pairs are printed).
-func runFaultPower(ctx context.Context, entries []properties.Entry, seed int64, b properties.Budget, asJSON bool, stdout, stderr io.Writer) int {
-	rows, err := properties.PowerTable(ctx, entries, seed, b)
+func runFaultPower(ctx context.Context, r *properties.Runner, entries []properties.Entry, asJSON bool, stdout, stderr io.Writer) int {
+	rows, err := properties.PowerTable(ctx, r, entries)
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
 		return fail(stderr, "verify", err)

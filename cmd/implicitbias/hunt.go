@@ -15,7 +15,8 @@ import (
 // runHunt searches the cases of the control of entry id that drops the
 // hypothesis key for a case where the claim's check does not hold, lets
 // gopter shrink it, and prints it with a command that reproduces the search.
-func runHunt(id, key string, seed int64, b properties.Budget, stdout, stderr io.Writer) int {
+func runHunt(r *properties.Runner, id, key string, stdout, stderr io.Writer) int {
+	seed := r.Seed
 	if id == "" || key == "" {
 		return fail(stderr, "verify", fmt.Errorf("--hunt ID and --drop HYPOTHESIS go together"))
 	}
@@ -42,17 +43,17 @@ func runHunt(id, key string, seed int64, b properties.Budget, stdout, stderr io.
 		return fail(stderr, "verify", fmt.Errorf("%s has no control dropping %q (its keys: %s)", id, key, strings.Join(keys, ", ")))
 	}
 	params := gopter.DefaultTestParametersWithSeed(seed)
-	params.MinSuccessfulTests = []int{200, 1000, 5000}[b]
+	params.MinSuccessfulTests = []int{200, 1000, 5000}[r.Budget]
 	props := gopter.NewProperties(params)
 	var found theorems.Verdict
 	props.Property(fmt.Sprintf("%s without %q (%s)", id, key, ctl.Name), prop.ForAll(func(c any) *gopter.PropResult {
-		v := ctl.Check(c)
+		v := ctl.Check(r, c)
 		if properties.Caught(v) {
 			found = v
 			return gopter.NewPropResult(false, v.String())
 		}
 		return gopter.NewPropResult(true, "")
-	}, ctl.Gen))
+	}, ctl.Generator(r)))
 	fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Name)
 	ok := props.Run(gopter.NewFormatedReporter(true, 100, stdout))
 	if ok {

@@ -141,7 +141,7 @@ func runLossEntries(formula string, r *theorems.LossReport, seed int64, stdout, 
 	fmt.Fprintln(stdout)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	results := runEntries(ctx, entries, properties.RunOptions{Seed: seed, Budget: properties.Quick}, newProgress(stderr, len(entries)))
+	results := runEntries(ctx, properties.NewRunner(seed, properties.Quick), entries, newProgress(stderr, len(entries)))
 	if err := report.WriteEntries(stdout, results); err != nil {
 		return fail(stderr, "loss", err)
 	}

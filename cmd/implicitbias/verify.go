@@ -81,18 +81,21 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
-	properties.SetRunBudget(budget) // run lengths of the asymptotic checks
 	si, sn := 0, 0
 	if *sweepShard != "" {
 		if si, sn, err = parseShard(*sweepShard); err != nil {
 			return fail(stderr, "verify", fmt.Errorf("--sweep-shard %q: want I/N with 0 ≤ I < N", *sweepShard))
 		}
 	}
-	if err := properties.SetSweepStore(*sweepStore, si, sn); err != nil {
+	store, err := properties.NewSweepStore(*sweepStore, si, sn)
+	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	runner := properties.NewRunner(*seed, budget)
+	runner.Store = store
+	runner.Figures = *reportDir != ""
 	if *hunt != "" || *drop != "" {
-		return runHunt(*hunt, *drop, *seed, budget, stdout, stderr)
+		return runHunt(runner, *hunt, *drop, stdout, stderr)
 	}
 	entries, err := properties.Select(*only)
 	if err != nil {
@@ -114,10 +117,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *faultPower {
-		return runFaultPower(ctx, entries, *seed, budget, *asJSON, stdout, stderr)
+		return runFaultPower(ctx, runner, entries, *asJSON, stdout, stderr)
 	}
 	prog := newProgress(stderr, len(entries))
-	results := runEntries(ctx, entries, properties.RunOptions{Seed: *seed, Budget: budget, Figures: *reportDir != ""}, prog)
+	results := runEntries(ctx, runner, entries, prog)
 	prog.done()
 	interrupted := ctx.Err() != nil
 	if interrupted {
@@ -168,9 +171,10 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// runEntries runs the entries concurrently (each is deterministic for its
-// seed) and returns the results in the entries' order.
-func runEntries(ctx context.Context, entries []properties.Entry, o properties.RunOptions, prog *progress) []theorems.Result {
+// runEntries runs the entries concurrently under r (each is deterministic
+// for its seed; they share r's caches) and returns the results in the
+// entries' order.
+func runEntries(ctx context.Context, r *properties.Runner, entries []properties.Entry, prog *progress) []theorems.Result {
 	results := make([]theorems.Result, len(entries))
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -180,7 +184,7 @@ func runEntries(ctx context.Context, entries []properties.Entry, o properties.Ru
 			defer wg.Done()
 			for i := range work {
 				prog.start(entries[i].ID)
-				results[i] = entries[i].RunContext(ctx, o)
+				results[i] = r.Run(ctx, entries[i])
 				prog.finish(entries[i].ID)
 			}
 		}()

@@ -82,7 +82,7 @@ func TestInterrupted(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rs := runEntries(ctx, es, properties.RunOptions{Seed: 1}, newProgress(nil, len(es)))
+	rs := runEntries(ctx, properties.NewRunner(1, properties.Quick), es, newProgress(nil, len(es)))
 	for _, r := range rs {
 		if r.ID != "" {
 			assert.True(t, r.Interrupted)

@@ -28,19 +28,25 @@ import (
 )
 
 func main() {
-	only := flag.String("only", strings.Join(properties.NTKParts, ","), "parts to run: "+strings.Join(properties.NTKParts, ", "))
+	only := flag.String("only", strings.Join(properties.NTKParts(), ","), "parts to run: "+strings.Join(properties.NTKParts(), ", "))
 	out := flag.String("out", "", "directory for the PNG figures (none without)")
 	seed := flag.Int64("seed", 1, "seed of the generated cases (as verify --seed)")
 	sweepStore := flag.String("sweep-store", "", "directory keeping every finished job of the sweeps (as verify --sweep-store): a rerun reads them instead of recomputing, so an interrupted run resumes")
 	flag.Parse()
-	if err := properties.SetSweepStore(*sweepStore, 0, 0); err != nil {
+	budget, err := properties.BudgetFromEnv()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ntkreport:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("Run budget: %s (IMPLICITBIAS_BUDGET).\n", properties.RunBudget())
+	r := properties.NewRunner(*seed, budget)
+	if r.Store, err = properties.NewSweepStore(*sweepStore, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "ntkreport:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("Run budget: %s (IMPLICITBIAS_BUDGET).\n", budget)
 	for _, part := range strings.Split(*only, ",") {
 		fmt.Printf("\n### %s\n\n", part)
-		figs, err := properties.WriteNTKReport(strings.TrimSpace(part), *seed, os.Stdout)
+		figs, err := properties.WriteNTKReport(strings.TrimSpace(part), r, os.Stdout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ntkreport:", err)
 			os.Exit(1)
