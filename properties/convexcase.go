@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -88,7 +87,7 @@ func (c SpectrumCase) Build() (*mat.SymDense, []float64) {
 
 // GenSpectrum generates ZD-P17 cases; indefinite and negative select the
 // controls.
-func GenSpectrum(indefinite, negative bool) gopter.Gen {
+func GenSpectrum(indefinite, negative bool) Gen[SpectrumCase] {
 	n, zeros := gen.IntRange(1, 8), gen.IntRange(0, 2)
 	if indefinite || negative {
 		// The controls need room for a second eigenvalue, and weights
@@ -96,7 +95,7 @@ func GenSpectrum(indefinite, negative bool) gopter.Gen {
 		// interval's lower end is then 0·λ_min = 0).
 		n, zeros = gen.IntRange(2, 8), gen.Const(0)
 	}
-	return gen.Struct(reflect.TypeOf(SpectrumCase{}), map[string]gopter.Gen{
+	return structOf[SpectrumCase](map[string]gopter.Gen{
 		"N":          n,
 		"LogCond":    gen.Float64Range(0, 4),
 		"Zeros":      zeros,
@@ -281,7 +280,7 @@ const convexXStarError = 1e-10
 // GenConvex generates ZD-T10 cases with ηL in the given range; logistic
 // selects regularized logistic regression instead of quadratics (both
 // when both is set).
-func GenConvex(stepLo, stepHi float64, quadratic, logistic bool) gopter.Gen {
+func GenConvex(stepLo, stepHi float64, quadratic, logistic bool) Gen[ConvexCase] {
 	var lg gopter.Gen
 	switch {
 	case quadratic && logistic:
@@ -289,7 +288,7 @@ func GenConvex(stepLo, stepHi float64, quadratic, logistic bool) gopter.Gen {
 	default:
 		lg = gen.Const(logistic)
 	}
-	return gen.Struct(reflect.TypeOf(ConvexCase{}), map[string]gopter.Gen{
+	return structOf[ConvexCase](map[string]gopter.Gen{
 		"N":        gen.IntRange(2, 10),
 		"D":        gen.IntRange(2, 10),
 		"Logistic": lg,

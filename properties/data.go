@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"sort"
 
 	"github.com/leanovate/gopter"
@@ -161,8 +160,8 @@ func flip(label float64, classes int, r *rand.Rand) float64 {
 // GenTeacher generates teacher architectures: those of GenArch with hidden
 // widths of at least 8 and inputs of at least 2 dimensions, so that a
 // teacher is alive on most inputs.
-func GenTeacher() gopter.Gen {
-	return gen.Struct(reflect.TypeOf(ArchCase{}), map[string]gopter.Gen{
+func GenTeacher() Gen[ArchCase] {
+	return structOf[ArchCase](map[string]gopter.Gen{
 		"Family":  gen.IntRange(0, numFamilies-1),
 		"Depth":   gen.IntRange(1, 4),
 		"Width":   gen.IntRange(8, 32),
@@ -177,9 +176,9 @@ func GenTeacher() gopter.Gen {
 // GenData generates datasets labelled by teachers of the given variant's
 // architectures: 2–40 samples, binary or 3–4 classes, separable with a
 // margin of 5–50% of the median teacher margin, or noisy.
-func GenData(separable bool) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(DataCase{}), map[string]gopter.Gen{
-		"Teacher":    GenTeacher(),
+func GenData(separable bool) Gen[DataCase] {
+	return structOf[DataCase](map[string]gopter.Gen{
+		"Teacher":    gopter.Gen(GenTeacher()),
 		"N":          gen.IntRange(2, 40),
 		"Classes":    gen.OneGenOf(gen.Const(2), gen.IntRange(3, 4)),
 		"Separable":  gen.Const(separable),

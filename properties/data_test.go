@@ -31,7 +31,7 @@ func genDataSeparable(t *testing.T, seed int64) {
 			return gopter.NewPropResult(false, err.Error())
 		}
 		return gopter.NewPropResult(separates(c, d, m, theta), "")
-	}, GenData(true)))
+	}, gopter.Gen(GenData(true))))
 	props.TestingRun(t)
 }
 
@@ -63,8 +63,7 @@ func separates(c DataCase, d *dataset.Dataset, m models.Model, theta []float64) 
 func TestGenDataNoisy(t *testing.T) {
 	flipped := 0
 	cases := Sample(GenData(false), 3, 50)
-	for _, c := range cases {
-		dc := c.(DataCase)
+	for _, dc := range cases {
 		d, m, theta, err := dc.Build()
 		if err != nil {
 			t.Fatal(err)

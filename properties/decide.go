@@ -18,7 +18,7 @@ import (
 //
 //   - an inconclusive verdict is never a pass: the case is counted as
 //     undecided and replaced by a fresh one, at most
-//     DiscardAllowance(n, p.Undecided) times; one more and the property
+//     DiscardAllowance(n, p.Meta().Undecided) times; one more and the property
 //     gives up (inconclusive);
 //   - a case whose verdict is not wanted (a claim not holding, a control
 //     not caught) fails the property; the run still draws its n cases, so
@@ -75,9 +75,9 @@ const maxShrinks = 1000
 // each property of an entry has its own) under the rule above;
 // want says whether a decided verdict passes. report, when false, only
 // counts (a conjecture): no case fails and nothing is shrunk.
-func Decide(ctx context.Context, r *Runner, id string, p Property, seed int64, n int, want func(theorems.Verdict) bool, report bool) Outcome {
-	o := Outcome{Summary: theorems.Summary{ID: id}, Allowance: DiscardAllowance(n, p.Undecided)}
-	power := p.Fault != ""
+func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int, want func(theorems.Verdict) bool, report bool) Outcome {
+	o := Outcome{Summary: theorems.Summary{ID: id}, Allowance: DiscardAllowance(n, p.Meta().Undecided)}
+	power := p.Meta().Fault != ""
 	if power {
 		o.Allowance = 0
 		o.MissesAllowed = int(math.Floor((1-faults.MinPower)*float64(n) + 1e-9))
@@ -114,11 +114,11 @@ func Decide(ctx context.Context, r *Runner, id string, p Property, seed int64, n
 				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, 4*n, o.Invalid, o.Refused)
 				return o
 			}
-			if c, ok := v.(faultable); ok && p.Check(r, c.withFault("")).Status != theorems.Holds {
+			if c, ok := v.(faultable); ok && p.Verdict(r, c.withFault("")).Status != theorems.Holds {
 				o.Invalid++
 				continue
 			}
-			ver := p.Check(r, v)
+			ver := p.Verdict(r, v)
 			if ver.Status == theorems.AssumptionFailed {
 				o.Refused++
 				continue
@@ -132,7 +132,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Property, seed int64, n
 			}
 			continue
 		}
-		ver := p.Check(r, v)
+		ver := p.Verdict(r, v)
 		o.Summary.Add(ver, describe(r, v))
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {
@@ -161,10 +161,10 @@ func Decide(ctx context.Context, r *Runner, id string, p Property, seed int64, n
 			if first.res.Sieve != nil && !first.res.Sieve(w) {
 				continue // outside the generator's filter (a fault's scope)
 			}
-			if c, ok := w.(faultable); power && ok && p.Check(r, c.withFault("")).Status != theorems.Holds {
+			if c, ok := w.(faultable); power && ok && p.Verdict(r, c.withFault("")).Status != theorems.Holds {
 				continue // not a valid case of the fault control
 			}
-			if wv := p.Check(r, w); wv.Status != theorems.Inconclusive && !want(wv) {
+			if wv := p.Verdict(r, w); wv.Status != theorems.Inconclusive && !want(wv) {
 				v, ver = w, wv
 				shrinks++
 				next = first.res.Shrinker(v)

@@ -7,7 +7,6 @@ import (
 	"github.com/leanovate/gopter"
 
 	"github.com/implicitbias/implicitbias/faults"
-	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -34,18 +33,18 @@ func faultSuffix(name string) string {
 
 // withFault maps g's cases (and their shrunk variants) to the same cases
 // with the fault planted.
-func withFault(g gopter.Gen, name string) gopter.Gen {
+func withFault[C any](g Gen[C], name string) Gen[C] {
 	set := func(v any) any {
 		if c, ok := v.(faultable); ok {
 			return c.withFault(name)
 		}
 		return v
 	}
-	g = g.SuchThat(func(v any) bool {
+	h := gopter.Gen(g).SuchThat(func(v any) bool {
 		c, ok := v.(faultScoped)
 		return !ok || c.faultActs(name)
 	})
-	return g.MapResult(func(r *gopter.GenResult) *gopter.GenResult {
+	return Gen[C](h.MapResult(func(r *gopter.GenResult) *gopter.GenResult {
 		v, ok := r.Retrieve()
 		if !ok {
 			return r
@@ -66,12 +65,12 @@ func withFault(g gopter.Gen, name string) gopter.Gen {
 			}
 		}
 		return out
-	})
+	}))
 }
 
-// acceptsFaults reports whether p's cases carry a fault: it draws one.
-func acceptsFaults(p Property) bool {
-	cs := Sample(p.Generator(NewRunner(1, Quick)), 1, 1)
+// acceptsFaults reports whether g's cases carry a fault: it draws one.
+func acceptsFaults(g gopter.Gen) bool {
+	cs := sample(g, 1, 1)
 	if len(cs) == 0 {
 		return false
 	}
@@ -84,8 +83,8 @@ func acceptsFaults(p Property) bool {
 // planted. A fault control is caught only by violated (Property.Fault):
 // a broken engine must be refuted by the check's statistic, not stopped
 // by an assumption.
-func faultControls(e Entry) []Property {
-	var out []Property
+func faultControls(e Entry) []Prop {
+	var out []Prop
 	for _, f := range faults.For(e.ID) {
 		on := ""
 		for _, b := range f.Breaks {
@@ -94,11 +93,13 @@ func faultControls(e Entry) []Property {
 			}
 		}
 		for _, p := range e.Claims {
-			if !acceptsFaults(p) || !strings.Contains(p.Name, on) {
+			if !strings.Contains(p.Meta().Name, on) {
 				continue
 			}
-			out = append(out, faultProperty(p, f))
-			break
+			if fc, ok := p.planted(f); ok {
+				out = append(out, fc)
+				break
+			}
 		}
 	}
 	return out
@@ -106,25 +107,15 @@ func faultControls(e Entry) []Property {
 
 // faultProperty is the claim p run with the fault f planted in its cases:
 // a fault control.
-func faultProperty(p Property, f faults.Fault) Property {
-	return Property{
+func faultProperty[C any](p Property[C], f faults.Fault) Property[C] {
+	return Property[C]{
 		Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
 		Drops: "fault:" + f.Name,
 		Gen:   withFault(p.Gen, f.Name),
-		GenAt: func(r *Runner) gopter.Gen { return withFault(p.Generator(r), f.Name) },
+		GenAt: func(r *Runner) Gen[C] { return withFault(p.gen(r), f.Name) },
 		Check: p.Check,
 		Fault: f.Name,
 	}
-}
-
-// CaughtBy reports whether a control's verdict shows the check's power:
-// violated for a fault control, violated or assumption-failed for a
-// control that breaks a hypothesis.
-func (p Property) CaughtBy(v theorems.Verdict) bool {
-	if p.Fault != "" {
-		return v.Status == theorems.Violated
-	}
-	return Caught(v)
 }
 
 // plant returns obj and opt with the fault called name planted (the

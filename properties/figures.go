@@ -25,7 +25,7 @@ func marginFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[0].(FlowCase)
+	c := cs[0]
 	obj, theta, err := c.Build()
 	if err != nil {
 		return nil
@@ -66,7 +66,7 @@ func rateFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[0].(RateRunCase)
+	c := cs[0]
 	obj, theta, err := c.Build()
 	if err != nil {
 		return nil
@@ -112,7 +112,7 @@ func kktFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[0].(KKTCase)
+	c := cs[0]
 	b, tr, err := trained(r, c)
 	if err != nil {
 		return nil
@@ -159,7 +159,7 @@ func grwDistanceFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	base := cs[0].(RegressionCase)
+	base := cs[0]
 	ds, theta0 := base.Problem()
 	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
 	star, err := rc.Interpolator()

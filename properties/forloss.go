@@ -20,11 +20,11 @@ import (
 func marginApproxForLoss(loss string) Entry {
 	floor := separationFloor
 	return Entry{
-		Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
+		Claims: []Prop{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
-		Controls: []Property{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
+		Controls: []Prop{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				d := *obj.Data
 				d.Y = append([]float64(nil), d.Y...)
@@ -41,11 +41,11 @@ func marginApproxForLoss(loss string) Entry {
 // flowInequalityForLoss is LL-5.1 with a user's loss.
 func flowInequalityForLoss(loss string) Entry {
 	return Entry{
-		Claims: []Property{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
+		Claims: []Prop{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
-		Controls: []Property{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
+		Controls: []Prop{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
 			}))},
@@ -56,8 +56,8 @@ func flowInequalityForLoss(loss string) Entry {
 func flowMonotoneForLoss(loss string) Entry {
 	flows := GenFlow(smoothActs, []int{2}, []string{loss})
 	return Entry{Cases: 20,
-		Claims:   []Property{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
-		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
 	}
 }
 
@@ -71,11 +71,11 @@ func grwDirectionForLoss(loss string) Entry {
 		return theorems.GRWDirection(data, tr)
 	}
 	return Entry{Cases: 8,
-		Claims: []Property{{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
-			Check: func(r *Runner, x any) theorems.Verdict { return direction(r, x.(ClassCase)) }}},
-		Controls: []Property{polyControl("1/2", func() Property {
-			return Property{Gen: GenClassNamed(true, loss, allGRWSchemes()),
-				Check: func(r *Runner, x any) theorems.Verdict { return direction(r, x.(ClassCase).WithLoss(LossPolyHalf)) }}
+		Claims: []Prop{Property[ClassCase]{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),
+			Check: func(r *Runner, x ClassCase) theorems.Verdict { return direction(r, x) }}},
+		Controls: []Prop{polyControl("1/2", func() Property[ClassCase] {
+			return Property[ClassCase]{Gen: GenClassNamed(true, loss, allGRWSchemes()),
+				Check: func(r *Runner, x ClassCase) theorems.Verdict { return direction(r, x.WithLoss(LossPolyHalf)) }}
 		})},
 	}
 }
@@ -85,8 +85,8 @@ func ratesForLoss(loss string) Entry {
 	claim := rateProperty("flows of linear, 2- and 3-layer linear nets, loss "+loss, GenRateRunLosses(0, []string{loss}), "flow")
 	f, _ := faults.Lookup("degree-plus-one")
 	return Entry{Cases: 5,
-		Claims:   []Property{claim},
-		Controls: []Property{faultProperty(claim, f)},
+		Claims:   []Prop{claim},
+		Controls: []Prop{faultProperty(claim, f)},
 	}
 }
 

@@ -1,8 +1,6 @@
 package properties
 
 import (
-	"reflect"
-
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 )
@@ -23,7 +21,7 @@ const (
 // GenArch generates architectures: depth 1–5, widths 1–64, every
 // homogeneous activation, linear, deep linear, MLP and CNN families, scalar
 // or multi-class outputs. The variants are the negative controls.
-func GenArch(v Variant) gopter.Gen {
+func GenArch(v Variant) Gen[ArchCase] {
 	fam, depth := gen.IntRange(0, numFamilies-1), gen.IntRange(1, 5)
 	if v != Homogeneous {
 		// A bias in a one-layer model, or tanh on the raw input, keeps
@@ -33,7 +31,7 @@ func GenArch(v Variant) gopter.Gen {
 	if v == NonHomogeneousAct {
 		fam = gen.IntRange(FamMLP, numFamilies-1)
 	}
-	return gen.Struct(reflect.TypeOf(ArchCase{}), map[string]gopter.Gen{
+	return structOf[ArchCase](map[string]gopter.Gen{
 		"Family":         fam,
 		"Depth":          depth,
 		"Width":          gen.IntRange(1, 64),
@@ -57,13 +55,13 @@ type ScaledCase struct {
 // GenScaled generates architectures with log₁₀ s ∈ [−3, 3] (catalog:
 // c ∈ [1e-3, 1e3]); away from 0 when away is set, so that a control is not
 // run at s ≈ 1, where every model is homogeneous.
-func GenScaled(v Variant, away bool) gopter.Gen {
+func GenScaled(v Variant, away bool) Gen[ScaledCase] {
 	ls := gen.Float64Range(-3, 3)
 	if away {
 		ls = gen.OneGenOf(gen.Float64Range(-3, -0.3), gen.Float64Range(0.3, 3))
 	}
-	return gen.Struct(reflect.TypeOf(ScaledCase{}), map[string]gopter.Gen{
-		"Arch":     GenArch(v),
+	return structOf[ScaledCase](map[string]gopter.Gen{
+		"Arch":     gopter.Gen(GenArch(v)),
 		"LogScale": ls,
 	})
 }

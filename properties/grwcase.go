@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -222,7 +221,7 @@ func scheduleVanishing(r *rand.Rand, n int, p float64) *train.Schedule {
 
 // GenRegression generates regression cases with the given schemes and
 // optimizers (nil: all schemes, GD and momentum).
-func GenRegression(schemes, opts []int) gopter.Gen {
+func GenRegression(schemes, opts []int) Gen[RegressionCase] {
 	if schemes == nil {
 		schemes = make([]int, numSchemes)
 		for i := range schemes {
@@ -232,7 +231,7 @@ func GenRegression(schemes, opts []int) gopter.Gen {
 	if opts == nil {
 		opts = []int{OptGD, OptMomentum}
 	}
-	return gen.Struct(reflect.TypeOf(RegressionCase{}), map[string]gopter.Gen{
+	return structOf[RegressionCase](map[string]gopter.Gen{
 		"N":      gen.IntRange(2, 8),
 		"Ratio":  gen.IntRange(2, 5),
 		"Extra":  gen.IntRange(0, 3),

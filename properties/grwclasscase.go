@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -359,17 +358,17 @@ func allGRWSchemes() []int {
 
 // GenClass generates classification cases: independent inputs (D ≥ N) or
 // not, with the given losses and schemes.
-func GenClass(indep bool, lossIDs, schemes []int) gopter.Gen {
+func GenClass(indep bool, lossIDs, schemes []int) Gen[ClassCase] {
 	return genClass(indep, lossIDs, "", schemes)
 }
 
 // GenClassNamed generates cases with the named loss (any binary margin loss).
-func GenClassNamed(indep bool, loss string, schemes []int) gopter.Gen {
+func GenClassNamed(indep bool, loss string, schemes []int) Gen[ClassCase] {
 	return genClass(indep, []int{LossLogistic}, loss, schemes)
 }
 
-func genClass(indep bool, lossIDs []int, lossName string, schemes []int) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(ClassCase{}), map[string]gopter.Gen{
+func genClass(indep bool, lossIDs []int, lossName string, schemes []int) Gen[ClassCase] {
+	return structOf[ClassCase](map[string]gopter.Gen{
 		"LossName": gen.Const(lossName),
 		"N":        gen.IntRange(3, 8),
 		"Extra":    gen.IntRange(0, 3),
@@ -499,8 +498,8 @@ func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajector
 }
 
 // GenMulti generates multi-class cases with the given schemes.
-func GenMulti(schemes []int) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(MultiCase{}), map[string]gopter.Gen{
+func GenMulti(schemes []int) Gen[MultiCase] {
+	return structOf[MultiCase](map[string]gopter.Gen{
 		"K":      gen.IntRange(3, 4),
 		"N":      gen.IntRange(4, 8),
 		"D":      gen.IntRange(2, 5),

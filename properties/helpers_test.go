@@ -69,16 +69,16 @@ func Assert(t *testing.T, id string) {
 	r := testRunner(t)
 	e := entry(t, id)
 	for i, p := range e.Claims {
-		t.Run(p.Name, func(t *testing.T) {
+		t.Run(p.Meta().Name, func(t *testing.T) {
 			runProperty(t, r, e.ID, p, r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture)
 		})
 	}
 	for i, p := range e.Controls {
-		if p.Fault != "" {
+		if p.Meta().Fault != "" {
 			continue // measured by TestFaultPower
 		}
-		t.Run(p.Name, func(t *testing.T) {
-			runProperty(t, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.CaughtBy, true)
+		t.Run(p.Meta().Name, func(t *testing.T) {
+			runProperty(t, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
 		})
 	}
 }
@@ -89,15 +89,15 @@ func Assert(t *testing.T, id string) {
 // DiscardAllowance(n, p.Undecided) times, after which the property fails
 // ("gave up"). A failing case is shrunk and printed with the seed that
 // reproduces it (IMPLICITBIAS_SEED).
-func runProperty(t *testing.T, r *Runner, id string, p Property, seed int64, n int, want func(theorems.Verdict) bool, report bool) {
+func runProperty(t *testing.T, r *Runner, id string, p Prop, seed int64, n int, want func(theorems.Verdict) bool, report bool) {
 	t.Helper()
 	o := Decide(context.Background(), r, id, p, seed, n, want, report)
 	switch {
 	case o.GaveUp:
 		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",
-			p.Name, o.Summary.Inconclusive, o.Summary.Cases, o.Allowance, r.Seed, o.Summary.Worst)
+			p.Meta().Name, o.Summary.Inconclusive, o.Summary.Cases, o.Allowance, r.Seed, o.Summary.Worst)
 	case o.Failed != "":
-		t.Fatalf("%s: falsified (IMPLICITBIAS_SEED=%d reproduces it)\n\tcase: %s", p.Name, r.Seed, o.Failed)
+		t.Fatalf("%s: falsified (IMPLICITBIAS_SEED=%d reproduces it)\n\tcase: %s", p.Meta().Name, r.Seed, o.Failed)
 	}
 	if o.Summary.Inconclusive > 0 {
 		t.Logf("%d inconclusive cases replaced (%d allowed)", o.Summary.Inconclusive, o.Allowance)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -258,12 +257,12 @@ func (b *KKTBuilt) FrozenAt(u []float64, decades float64, points int) (*train.Tr
 }
 
 // GenKKT generates section C's training cases over the given families.
-func GenKKT(families ...int) gopter.Gen {
+func GenKKT(families ...int) Gen[KKTCase] {
 	fams := make([]any, len(families))
 	for i, f := range families {
 		fams[i] = f
 	}
-	return gen.Struct(reflect.TypeOf(KKTCase{}), map[string]gopter.Gen{
+	return structOf[KKTCase](map[string]gopter.Gen{
 		"Family": gen.OneConstOf(fams...),
 		"Width":  gen.IntRange(6, 12),
 		"In":     gen.IntRange(3, 5),
@@ -312,9 +311,9 @@ func kktTrained(r *Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 
 // kktTrajectoryProperty checks a trajectory check on the kktPlan GD runs of
 // the families.
-func kktTrajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
-		b, tr, err := kktTrained(r, x.(KKTCase))
+func kktTrajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property[KKTCase] {
+	return Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+		b, tr, err := kktTrained(r, x)
 		if err != nil {
 			return theorems.Assumption("case does not build or train: %v", err)
 		}

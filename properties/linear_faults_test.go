@@ -287,7 +287,7 @@ func linearFamilies() []linearFamily {
 	}
 	classData := func(x any) (*dataset.Dataset, error) { return x.(ClassCase).Data(), nil }
 	return []linearFamily{
-		{id: "LL-lin", gen: GenKKT(KKTLinear),
+		{id: "LL-lin", gen: gopter.Gen(GenKKT(KKTLinear)),
 			check: func(x any, opt func(lr float64) train.Optimizer) (theorems.Verdict, error) {
 				b, tr, err := kktFaultRun(x.(KKTCase), opt)
 				if err != nil {
@@ -302,8 +302,8 @@ func linearFamilies() []linearFamily {
 				}
 				return b.Data, nil
 			}},
-		{id: "ZD-T7", gen: GenClass(true, []int{LossExp, LossLogistic}, allGRWSchemes()), check: classCheck(false), data: classData},
-		{id: "XY-P1", gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), check: classCheck(true), data: classData},
+		{id: "ZD-T7", gen: gopter.Gen(GenClass(true, []int{LossExp, LossLogistic}, allGRWSchemes())), check: classCheck(false), data: classData},
+		{id: "XY-P1", gen: gopter.Gen(GenClass(false, []int{LossExp}, []int{SchemeRandomIW})), check: classCheck(true), data: classData},
 	}
 }
 
@@ -374,7 +374,7 @@ func TestLinearFaultLimitShift(t *testing.T) {
 // (theorems.LinLimitBound, part 6).
 func TestLinearFaultWeightsIgnored(t *testing.T) {
 	gens := map[string]gopter.Gen{
-		"ZD-T7": GenClass(true, []int{LossExp, LossLogistic}, []int{SchemeERM, SchemeIW, SchemeStatic, SchemeRandomIW}),
+		"ZD-T7": gopter.Gen(GenClass(true, []int{LossExp, LossLogistic}, []int{SchemeERM, SchemeIW, SchemeStatic, SchemeRandomIW})),
 		"XY-P1": linearFamilies()[2].gen,
 	}
 	for _, f := range linearFamilies()[1:] {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -143,13 +142,13 @@ func (c LossCase) Build() (*train.Objective, Built, error) {
 
 // GenLoss generates objectives over GenArch(v) with the binary margin losses
 // (binary) or every loss.
-func GenLoss(v Variant, binary bool) gopter.Gen {
+func GenLoss(v Variant, binary bool) Gen[LossCase] {
 	n := len(allLosses)
 	if binary {
 		n = len(binaryLosses)
 	}
-	return gen.Struct(reflect.TypeOf(LossCase{}), map[string]gopter.Gen{
-		"Arch":   GenArch(v),
+	return structOf[LossCase](map[string]gopter.Gen{
+		"Arch":   gopter.Gen(GenArch(v)),
 		"Loss":   gen.IntRange(0, n-1),
 		"Binary": gen.Const(binary),
 	})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -155,9 +154,9 @@ func separationFloor(mg losses.Margin) func(float64, int, int) float64 {
 // GenSeparated generates separated cases over GenArch(v) with the given
 // losses and LogU ∈ [logU0, logU1] (u from the floor + 0.01 to the floor +
 // 100 for [−2, 2]).
-func GenSeparated(v Variant, lossNames []string, copies bool, logU0, logU1 float64) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(SeparatedCase{}), map[string]gopter.Gen{
-		"Arch":   GenArch(v),
+func GenSeparated(v Variant, lossNames []string, copies bool, logU0, logU1 float64) Gen[SeparatedCase] {
+	return structOf[SeparatedCase](map[string]gopter.Gen{
+		"Arch":   gopter.Gen(GenArch(v)),
 		"Loss":   gen.IntRange(0, len(lossNames)-1),
 		"LogU":   gen.Float64Range(logU0, logU1),
 		"Losses": gen.Const(lossNames),
@@ -308,8 +307,8 @@ func allAlive(g *models.Grader, m models.Model, theta, x []float64, n int, grad 
 // genTeacherOf generates teachers with the given activations (indices into
 // homogeneousActs): linear, deep linear (depth 2–3) and MLPs (depth 2, or
 // 2–3 for the identity), widths 4–10, inputs 2–6.
-func genTeacherOf(acts []int) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(ArchCase{}), map[string]gopter.Gen{
+func genTeacherOf(acts []int) Gen[ArchCase] {
+	return structOf[ArchCase](map[string]gopter.Gen{
 		"Family":  gen.IntRange(FamLinear, FamMLP),
 		"Depth":   gen.IntRange(2, 3),
 		"Width":   gen.IntRange(4, 10),
@@ -347,19 +346,19 @@ func toAny(xs []int) []any {
 // 4–16 samples with a margin of 10–50% of the median teacher margin,
 // binary labels (classes 2) or 3–4 classes, students at relative distance
 // 0.05–0.3 from the teacher.
-func GenFlow(acts []int, classes []int, lossNames []string) gopter.Gen {
+func GenFlow(acts []int, classes []int, lossNames []string) Gen[FlowCase] {
 	cls := gen.Const(classes[0])
 	if len(classes) > 1 {
 		cls = gen.IntRange(classes[0], classes[len(classes)-1])
 	}
-	return gen.Struct(reflect.TypeOf(FlowCase{}), map[string]gopter.Gen{
-		"Data": gen.Struct(reflect.TypeOf(DataCase{}), map[string]gopter.Gen{
-			"Teacher":    genTeacherOf(acts),
+	return structOf[FlowCase](map[string]gopter.Gen{
+		"Data": gopter.Gen(structOf[DataCase](map[string]gopter.Gen{
+			"Teacher":    gopter.Gen(genTeacherOf(acts)),
 			"N":          gen.IntRange(4, 16),
 			"Classes":    cls,
 			"Separable":  gen.Const(true),
 			"MarginFrac": gen.Float64Range(0.1, 0.5),
-		}),
+		})),
 		"Loss":   gen.IntRange(0, len(lossNames)-1),
 		"Losses": gen.Const(lossNames),
 		"Noise":  gen.Float64Range(0.05, 0.3),
@@ -475,13 +474,13 @@ func (c RateRunCase) Build() (*train.Objective, []float64, error) {
 
 // GenRateRun generates rate runs over the models from index minModel on,
 // with the exponential and logistic losses.
-func GenRateRun(minModel int) gopter.Gen {
+func GenRateRun(minModel int) Gen[RateRunCase] {
 	return GenRateRunLosses(minModel, []string{"exp", "logistic"})
 }
 
 // GenRateRunLosses generates rate runs with the given losses.
-func GenRateRunLosses(minModel int, lossNames []string) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(RateRunCase{}), map[string]gopter.Gen{
+func GenRateRunLosses(minModel int, lossNames []string) Gen[RateRunCase] {
+	return structOf[RateRunCase](map[string]gopter.Gen{
 		"Model":  gen.IntRange(minModel, len(rateModels)-1),
 		"Loss":   gen.IntRange(0, len(lossNames)-1),
 		"N":      gen.IntRange(8, 20),

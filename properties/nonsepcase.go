@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -159,12 +158,12 @@ func (c NonSepCase) Run(steps int) (*dataset.Dataset, []float64, *train.Trajecto
 
 // GenNonSep generates non-separable cases (ref false) or picks one of the
 // reference files (ref true).
-func GenNonSep(ref, spread bool) gopter.Gen {
+func GenNonSep(ref, spread bool) Gen[NonSepCase] {
 	refGen := gen.Const(-1)
 	if ref {
 		refGen = gen.IntRange(0, 5)
 	}
-	return gen.Struct(reflect.TypeOf(NonSepCase{}), map[string]gopter.Gen{
+	return structOf[NonSepCase](map[string]gopter.Gen{
 		"D":      gen.IntRange(3, 6),
 		"K":      gen.IntRange(1, 2),
 		"NSep":   gen.IntRange(4, 8),

@@ -27,7 +27,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 	seed := r.Seed
 	switch part {
 	case "L3":
-		c := Sample(GenKernelSweep(false), seed, 1)[0].(KernelSweepCase)
+		c := Sample(GenKernelSweep(false), seed, 1)[0]
 		ws, err := c.Run(r)
 		if err != nil {
 			return nil, err
@@ -45,7 +45,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 		return kernelFigures(r), nil
 	case "T4", "T4-gauss", "T4-zero", "T4-ntk-scale":
 		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-ntk-scale": gapClaim}[part]
-		c := Sample(GenGapSweep(kind), seed, 1)[0].(GapSweepCase)
+		c := Sample(GenGapSweep(kind), seed, 1)[0]
 		if part == "T4-ntk-scale" {
 			c.Fault = "ntk-scale"
 		}
@@ -78,7 +78,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 		}
 		return []theorems.Figure{f}, nil
 	case "T6":
-		c := Sample(GenRegSweep(false), seed, 1)[0].(RegSweepCase)
+		c := Sample(GenRegSweep(false), seed, 1)[0]
 		runs, err := c.Run(r)
 		if err != nil {
 			return nil, err
@@ -112,7 +112,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.RegularizedWidthGap(runs, c.riskBudget()))
 		return nil, nil
 	case "T9":
-		c := Sample(GenSignSweep(false), seed, 1)[0].(SignSweepCase)
+		c := Sample(GenSignSweep(false), seed, 1)[0]
 		runs, err := c.Run(r)
 		if err != nil {
 			return nil, err

@@ -97,10 +97,10 @@ func (c KernelSweepCase) describe(r *Runner) string {
 }
 
 // GenKernelSweep generates ZD-L3 cases.
-func GenKernelSweep(bottleneck bool) gopter.Gen {
-	return gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) KernelSweepCase {
+func GenKernelSweep(bottleneck bool) Gen[KernelSweepCase] {
+	return Gen[KernelSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) KernelSweepCase {
 		return KernelSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Bottleneck: bottleneck}
-	})
+	}))
 }
 
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
@@ -226,10 +226,10 @@ func (c GapSweepCase) describe(r *Runner) string {
 }
 
 // GenGapSweep generates ZD-T4/L5 cases of a kind.
-func GenGapSweep(kind int) gopter.Gen {
-	return gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) GapSweepCase {
+func GenGapSweep(kind int) Gen[GapSweepCase] {
+	return Gen[GapSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) GapSweepCase {
 		return GapSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Kind: kind}
-	})
+	}))
 }
 
 // Run trains the sweep (cached per case and budget: the figures reuse it).
@@ -501,10 +501,10 @@ func (c RegSweepCase) describe(r *Runner) string {
 }
 
 // GenRegSweep generates ZD-T6 cases.
-func GenRegSweep(large bool) gopter.Gen {
-	return gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) RegSweepCase {
+func GenRegSweep(large bool) Gen[RegSweepCase] {
+	return Gen[RegSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) RegSweepCase {
 		return RegSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Large: large}
-	})
+	}))
 }
 
 // Run trains the sweep (cached per case and budget).
@@ -756,10 +756,10 @@ func (c SignSweepCase) describe(r *Runner) string {
 }
 
 // GenSignSweep generates ZD-T9 cases.
-func GenSignSweep(large bool) gopter.Gen {
-	return gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) SignSweepCase {
+func GenSignSweep(large bool) Gen[SignSweepCase] {
+	return Gen[SignSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) SignSweepCase {
 		return SignSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Large: large}
-	})
+	}))
 }
 
 // Run trains the sweep (cached per case and budget).

@@ -80,7 +80,7 @@ func TestBigStepControlCatchesAMiss(t *testing.T) {
 		if !ok {
 			t.Fatal("generator gave no case")
 		}
-		switch v := p.Check(testRunner(t), x); v.Status {
+		switch v := p.Verdict(testRunner(t), x); v.Status {
 		case theorems.Holds:
 			holds++
 		default:

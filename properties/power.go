@@ -54,21 +54,21 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	if _, err := faults.Lookup(fault); err != nil {
 		return row, err
 	}
-	var p *Property
+	var p Prop
 	index := 0
 	for i := range e.Controls {
-		if e.Controls[i].Fault == fault {
-			p, index = &e.Controls[i], i
+		if e.Controls[i].Meta().Fault == fault {
+			p, index = e.Controls[i], i
 			break
 		}
 	}
 	if p == nil {
 		return row, fmt.Errorf("%s has no claim whose cases accept fault %s", e.ID, fault)
 	}
-	row.Property = p.Name
+	row.Property = p.Meta().Name
 	// The run verify makes of this control (Runner.Run): the same seed,
 	// the same rule.
-	o := Decide(ctx, r, e.ID, *p, r.Seed+int64(1000+index), e.controlCases(r.Budget), p.CaughtBy, true)
+	o := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+index), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
 	if o.Interrupted {
 		return row, ctx.Err()
 	}

@@ -48,7 +48,7 @@ func TestEveryClaimHasAFault(t *testing.T) {
 		}
 		n := 0
 		for _, p := range e.Controls {
-			if p.Fault != "" {
+			if p.Meta().Fault != "" {
 				n++
 			}
 		}

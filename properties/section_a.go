@@ -25,7 +25,7 @@ func pointCase(a ArchCase, declared func(Built) float64) (theorems.PointCase, er
 }
 
 // drops names the hypothesis a negative control breaks (for verify --hunt).
-func drops(key string, p Property) Property {
+func drops[C any](key string, p Property[C]) Property[C] {
 	p.Drops = key
 	return p
 }
@@ -36,9 +36,9 @@ func degreePlusOne(b Built) float64  { return b.Degree + 1 }
 
 // pointProperty turns a check of a PointCase into a Property over
 // architectures.
-func pointProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase) theorems.Verdict) Property {
-	return Property{Name: name, Gen: GenArch(v), Check: func(r *Runner, x any) theorems.Verdict {
-		c, err := pointCase(x.(ArchCase), declared)
+func pointProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase) theorems.Verdict) Property[ArchCase] {
+	return Property[ArchCase]{Name: name, Gen: GenArch(v), Check: func(r *Runner, x ArchCase) theorems.Verdict {
+		c, err := pointCase(x, declared)
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
 		}
@@ -46,9 +46,9 @@ func pointProperty(name string, v Variant, declared func(Built) float64, check f
 	}}
 }
 
-func scaledProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase, float64) theorems.Verdict) Property {
-	return Property{Name: name, Gen: GenScaled(v, v != Homogeneous), Check: func(r *Runner, x any) theorems.Verdict {
-		sc := x.(ScaledCase)
+func scaledProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase, float64) theorems.Verdict) Property[ScaledCase] {
+	return Property[ScaledCase]{Name: name, Gen: GenScaled(v, v != Homogeneous), Check: func(r *Runner, x ScaledCase) theorems.Verdict {
+		sc := x
 		c, err := pointCase(sc.Arch, declared)
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
@@ -57,30 +57,30 @@ func scaledProperty(name string, v Variant, declared func(Built) float64, check 
 	}}
 }
 
-func lossProperty(name string, v Variant, binary bool, check func(LossCase) theorems.Verdict) Property {
-	return Property{Name: name, Gen: GenLoss(v, binary), Check: func(r *Runner, x any) theorems.Verdict {
-		return check(x.(LossCase))
+func lossProperty(name string, v Variant, binary bool, check func(LossCase) theorems.Verdict) Property[LossCase] {
+	return Property[LossCase]{Name: name, Gen: GenLoss(v, binary), Check: func(r *Runner, x LossCase) theorems.Verdict {
+		return check(x)
 	}}
 }
 
 func sectionA() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B2a"},
-		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.Homogeneity)},
-		Controls: []Property{
+		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.Homogeneity)},
+		Controls: []Prop{
 			drops("bias", scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.Homogeneity)),
 			drops("bias-derived", scaledProperty("bias term, L derived", WithBias, derived, theorems.Homogeneity)),
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B2b"},
-		Claims: []Property{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.GradientHomogeneity)},
-		Controls: []Property{
+		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.GradientHomogeneity)},
+		Controls: []Prop{
 			drops("activation", scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.GradientHomogeneity)),
 			drops("activation-derived", scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.GradientHomogeneity)),
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B3"},
-		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.EulerIdentity)},
-		Controls: []Property{
+		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.EulerIdentity)},
+		Controls: []Prop{
 			drops("bias", pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.EulerIdentity)),
 			drops("activation", pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.EulerIdentity)),
 			drops("degree", pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity)),
@@ -88,17 +88,17 @@ func sectionA() (es []Entry) {
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B3m"},
-		Claims: []Property{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
-		Controls: []Property{
-			{Name: "bias term, bias-free block degrees declared", Drops: "bias", Gen: GenArch(WithBias), Check: func(r *Runner, x any) theorems.Verdict {
-				b, err := x.(ArchCase).Build()
+		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
+		Controls: []Prop{
+			Property[ArchCase]{Name: "bias term, bias-free block degrees declared", Drops: "bias", Gen: GenArch(WithBias), Check: func(r *Runner, x ArchCase) theorems.Verdict {
+				b, err := x.Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: b.Blocks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
-			{Name: "wrong block degree (k₁+1, k₂−1)", Drops: "degree", Gen: GenArch(Homogeneous), Check: func(r *Runner, x any) theorems.Verdict {
-				b, err := x.(ArchCase).Build()
+			Property[ArchCase]{Name: "wrong block degree (k₁+1, k₂−1)", Drops: "degree", Gen: GenArch(Homogeneous), Check: func(r *Runner, x ArchCase) theorems.Verdict {
+				b, err := x.Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
@@ -116,9 +116,9 @@ func sectionA() (es []Entry) {
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ENG-grad"},
-		Claims: []Property{
-			{Name: "model gradients ∇Φ", Gen: GenArch(Homogeneous), Check: func(r *Runner, x any) theorems.Verdict {
-				a := x.(ArchCase)
+		Claims: []Prop{
+			Property[ArchCase]{Name: "model gradients ∇Φ", Gen: GenArch(Homogeneous), Check: func(r *Runner, x ArchCase) theorems.Verdict {
+				a := x
 				c, err := pointCase(a, derived)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -133,14 +133,14 @@ func sectionA() (es []Entry) {
 				return theorems.ObjectiveGradientFD(obj, b.Theta, rand.New(rand.NewPCG(c.Arch.Seed, 6)))
 			}),
 		},
-		Controls: []Property{
+		Controls: []Prop{
 			// A one-entry first block reads the same reversed, so the planted
 			// bug would be a no-op: keep cases whose first block has ≥ 2
 			// entries. (Collected from the soak, seed 1795317677944795: a CNN
 			// whose first stage is one 1-wide filter, cnn:relu3:1c1-max1,…,
 			// has a one-entry first block although its input has 10 positions.)
-			{Name: "wrong backward pass (first block's gradient in reversed layout)", Drops: "backward", Gen: GenArch(Homogeneous).SuchThat(firstBlockReversible), Check: func(r *Runner, x any) theorems.Verdict {
-				a := x.(ArchCase)
+			Property[ArchCase]{Name: "wrong backward pass (first block's gradient in reversed layout)", Drops: "backward", Gen: GenArch(Homogeneous).SuchThat(firstBlockReversible), Check: func(r *Runner, x ArchCase) theorems.Verdict {
+				a := x
 				c, err := pointCase(a, derived)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
@@ -151,14 +151,14 @@ func sectionA() (es []Entry) {
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B4"},
-		Claims: []Property{lossProperty("exp, logistic, polynomial tail", Homogeneous, true, func(c LossCase) theorems.Verdict {
+		Claims: []Prop{lossProperty("exp, logistic, polynomial tail", Homogeneous, true, func(c LossCase) theorems.Verdict {
 			obj, b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
 			return theorems.RadialIdentity(obj, b.Theta, 0)
 		})},
-		Controls: []Property{drops("bias", lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
+		Controls: []Prop{drops("bias", lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
 			obj, b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)

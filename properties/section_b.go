@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/leanovate/gopter"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/faults"
@@ -50,9 +49,8 @@ const flowTol = 1e-10
 const monotoneFlowTol = 1e-9
 
 // rateProperty checks LL-4.3 on runs of g with the optimizer opt.
-func rateProperty(name string, g gopter.Gen, opt string) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(RateRunCase)
+func rateProperty(name string, g Gen[RateRunCase], opt string) Property[RateRunCase] {
+	return Property[RateRunCase]{Name: name, Gen: g, Check: func(r *Runner, c RateRunCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -86,7 +84,7 @@ func undecidedOr(err error) theorems.Verdict {
 
 // sepProperty is a pointwise check over separated cases.
 func sepProperty(name string, v Variant, lossNames []string, copies bool, base func(losses.Margin) func(float64, int, int) float64,
-	check func(obj *train.Objective, theta []float64, b Built) theorems.Verdict) Property {
+	check func(obj *train.Objective, theta []float64, b Built) theorems.Verdict) Property[SeparatedCase] {
 	logU1 := 2.0
 	if copies {
 		// LL-A5's printed-g′ control: the missing factor is e^{𝓛/N}, so
@@ -94,8 +92,7 @@ func sepProperty(name string, v Variant, lossNames []string, copies bool, base f
 		// violation 1e10 times the rounding tolerance).
 		logU1 = 0.5
 	}
-	return Property{Name: name, Gen: GenSeparated(v, lossNames, copies, -2, logU1), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(SeparatedCase)
+	return Property[SeparatedCase]{Name: name, Gen: GenSeparated(v, lossNames, copies, -2, logU1), Check: func(r *Runner, c SeparatedCase) theorems.Verdict {
 		l, err := losses.ByName(c.loss())
 		if err != nil {
 			return undecidedOr(err)
@@ -149,16 +146,15 @@ func faultyFlowRun(obj *train.Objective, theta []float64, target float64, steps 
 
 // flowProperty runs a trajectory check on the integrated flows of cases
 // from g (to the budget's target, θ kept at every step).
-func flowProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
+func flowProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
 	return faultyFlowProperty(name, g, multi, check, nil)
 }
 
 // faultyFlowProperty is flowProperty with fault applied to every
 // integrator (nil: none): the flow checks' negative controls for an engine
 // fault in the integrator.
-func faultyFlowProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict, fault func(*train.Flow)) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(FlowCase)
+func faultyFlowProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict, fault func(*train.Flow)) Property[FlowCase] {
+	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -183,9 +179,8 @@ func faultyFlowProperty(name string, g gopter.Gen, multi bool, check func(theore
 // a negative control, which must report the violation whenever the run has
 // one. A run on which largestDrop finds none (γ̃ grew at every step) is
 // undecided rather than a miss.
-func bigStepProperty(name string, g gopter.Gen, multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(FlowCase)
+func bigStepProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
+	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -308,9 +303,8 @@ func hessianNorm(obj *train.Objective, theta []float64) (float64, error) {
 // gdProperty runs LL-4.2's check on gradient descent from the first point of
 // the case's flow with 𝓛 < e^{−1/2} (t₀): with the constant step
 // η = eta(λ)/𝓛(t₀), λ = |λ|_max(∇²𝓛(t₀))/𝓛(t₀), or with opt when given.
-func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.Optimizer) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(FlowCase)
+func gdProperty(name string, g Gen[FlowCase], eta func(float64) float64, opt train.Optimizer) Property[FlowCase] {
+	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -358,9 +352,8 @@ func gdProperty(name string, g gopter.Gen, eta func(float64) float64, opt train.
 
 // schedProperty runs LL-K1's check on a loss-based run of opt from the
 // case's student to log 𝓛 = −2000.
-func schedProperty(name string, g gopter.Gen, opt func() train.Optimizer) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(FlowCase)
+func schedProperty(name string, g Gen[FlowCase], opt func() train.Optimizer) Property[FlowCase] {
+	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -403,9 +396,8 @@ func plainEvaluator(obj *train.Objective) theorems.LossEvaluator {
 
 // logDomainProperty runs LL-K2's check on a loss-based run to log 𝓛 ≈ −10⁴
 // (θ recorded every 50 steps), with the engine's or the plain evaluator.
-func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(FlowCase)
+func logDomainProperty(name string, g Gen[FlowCase], plain bool) Property[FlowCase] {
+	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
 			return undecidedOr(err)
@@ -427,11 +419,11 @@ func logDomainProperty(name string, g gopter.Gen, plain bool) Property {
 func sectionB() (es []Entry) {
 	floor := separationFloor
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-A5"}, ForLoss: marginApproxForLoss,
-		Claims: []Property{sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
+		Claims: []Prop{sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
-		Controls: []Property{
+		Controls: []Prop{
 			drops("printed-g", sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
 				floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
@@ -452,11 +444,11 @@ func sectionB() (es []Entry) {
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-5.1"}, ForLoss: flowInequalityForLoss,
-		Claims: []Property{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
+		Claims: []Prop{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
 			})},
-		Controls: []Property{
+		Controls: []Prop{
 			drops("degree", sepProperty("declared L+1 at u ≥ 2(L+2)log(NK) + 20", Homogeneous, []string{"exp", "logistic", "ce"}, false, deepFloor,
 				func(obj *train.Objective, theta []float64, b Built) theorems.Verdict {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, Degree: b.Degree + 1})
@@ -469,24 +461,24 @@ func sectionB() (es []Entry) {
 	})
 	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40, Figures: marginFigures, ForLoss: flowMonotoneForLoss,
-		Claims:   []Property{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
-		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
-		Claims:   []Property{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
-		Controls: []Property{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
 	})
 	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
-		Claims: []Property{
+		Claims: []Prop{
 			sepProperty("pointwise Lemma G.2 at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
 				}),
 			flowProperty("flows with γ̃ = g(log 1/𝓛)/Π‖w_i‖^{k_i}", multiFlows, true, theorems.MarginMonotone),
 		},
-		Controls: []Property{
+		Controls: []Prop{
 			drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, theorems.MarginMonotone)),
 			drops("bias", sepProperty("bias term, block degrees derived", WithBias, []string{"exp", "logistic"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
@@ -496,32 +488,32 @@ func sectionB() (es []Entry) {
 	})
 	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.2"}, Cases: 20,
-		Claims: []Property{gdProperty("GD with η = 0.1/λ_max(∇²𝓛(t₀)), exp loss, C² nets", c2Flows, func(l float64) float64 { return 0.1 / l }, nil)},
+		Claims: []Prop{gdProperty("GD with η = 0.1/λ_max(∇²𝓛(t₀)), exp loss, C² nets", c2Flows, func(l float64) float64 { return 0.1 / l }, nil)},
 		// A too-large constant η is no control: its first step divides 𝓛
 		// by orders of magnitude, after which η·smoothness is tiny and γ̂
 		// grows (measured: η = 50/λ_max broke monotonicity in 9 of 50
 		// cases). The step must stay too large: overStep.
-		Controls: []Property{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
+		Controls: []Prop{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
 	})
-	rates := func(name string, minModel int, opt string) Property {
+	rates := func(name string, minModel int, opt string) Property[RateRunCase] {
 		return rateProperty(name, GenRateRun(minModel), opt)
 	}
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.3"}, Cases: 10, Figures: rateFigures, ForLoss: ratesForLoss,
-		Claims: []Property{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow")},
-		Controls: []Property{
+		Claims: []Prop{rates("flows of linear, 2- and 3-layer linear nets; exp, logistic", 0, "flow")},
+		Controls: []Prop{
 			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased")),
 		},
 	})
 	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-K1"}, Cases: 20,
-		Claims: []Property{schedProperty("loss-based schedule, every homogeneous activation, exp and logistic", anyNets, func() train.Optimizer {
+		Claims: []Prop{schedProperty("loss-based schedule, every homogeneous activation, exp and logistic", anyNets, func() train.Optimizer {
 			lb, _ := train.NewLossBased(0)
 			return lb
 		})},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
-		Claims:   []Property{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
-		Controls: []Property{drops("log-domain", logDomainProperty("the same states evaluated in plain float64", anyNets, true))},
+		Claims:   []Prop{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
+		Controls: []Prop{drops("log-domain", logDomainProperty("the same states evaluated in plain float64", anyNets, true))},
 	})
 	return es
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -47,7 +46,7 @@ func (c KKTCase) plan(r *Runner) (steps, burst int) {
 }
 
 // undecided returns p with its measured rate of inconclusive cases.
-func undecided(p Property, r Rate) Property {
+func undecided[C any](p Property[C], r Rate) Property[C] {
 	p.Undecided = r
 	return p
 }
@@ -119,9 +118,9 @@ func flowed(r *Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 
 // flowProperty2 checks a trajectory check on gradient flows of the
 // families (which must have a continuous gradient).
-func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
-		b, tr, err := flowed(r, x.(KKTCase))
+func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property[KKTCase] {
+	return Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+		b, tr, err := flowed(r, x)
 		if err != nil {
 			return theorems.Assumption("case does not build or integrate: %v", err)
 		}
@@ -130,9 +129,9 @@ func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorem
 }
 
 // trajectoryProperty checks a trajectory check on GD runs of the families.
-func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
-		b, tr, err := trained(r, x.(KKTCase))
+func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property[KKTCase] {
+	return Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+		b, tr, err := trained(r, x)
 		if err != nil {
 			return theorems.Assumption("case does not build or train: %v", err)
 		}
@@ -143,9 +142,8 @@ func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) th
 // fixedDirectionProperty checks a trajectory check on the fixed-direction
 // trajectory of each case (KKTBuilt.FixedDirection): 𝓛 → 0 and ρ → ∞ along
 // a random separating direction that never moves.
-func fixedDirectionProperty(check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property {
-	return Property{Name: "fixed random separating direction, scaled (not from training)", Drops: "training", Gen: GenKKT(families...), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(KKTCase)
+func fixedDirectionProperty(check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) Property[KKTCase] {
+	return Property[KKTCase]{Name: "fixed random separating direction, scaled (not from training)", Drops: "training", Gen: GenKKT(families...), Check: func(r *Runner, c KKTCase) theorems.Verdict {
 		b, err := c.Build()
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
@@ -181,9 +179,9 @@ func netFamilies(r *Runner) []int {
 
 // netsProperty is kktTrajectoryProperty on netFamilies at the runner's
 // budget (Gen is the quick budget's).
-func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) Property {
+func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) Property[KKTCase] {
 	p := kktTrajectoryProperty(name, check, netFamilies(NewRunner(0, Quick))...)
-	p.GenAt = func(r *Runner) gopter.Gen { return GenKKT(netFamilies(r)...) }
+	p.GenAt = func(r *Runner) Gen[KKTCase] { return GenKKT(netFamilies(r)...) }
 	return p
 }
 
@@ -204,9 +202,9 @@ func (p PointKKTCase) String() string {
 }
 
 // GenPointKKT generates separated points of section C's cases.
-func GenPointKKT() gopter.Gen {
-	return gen.Struct(reflect.TypeOf(PointKKTCase{}), map[string]gopter.Gen{
-		"Case":  GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad),
+func GenPointKKT() Gen[PointKKTCase] {
+	return structOf[PointKKTCase](map[string]gopter.Gen{
+		"Case":  gopter.Gen(GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)),
 		"Noise": gen.Float64Range(0, 1),
 		"Scale": gen.Float64Range(0, 2),
 	})
@@ -260,9 +258,9 @@ func separate(obj *train.Objective, θ []float64) error {
 	return fmt.Errorf("θ does not separate the data")
 }
 
-func pointProperty2(name string, check func(*KKTBuilt, []float64) theorems.Verdict) Property {
-	return Property{Name: name, Gen: GenPointKKT(), Check: func(r *Runner, x any) theorems.Verdict {
-		b, θ, err := x.(PointKKTCase).point()
+func pointProperty2(name string, check func(*KKTBuilt, []float64) theorems.Verdict) Property[PointKKTCase] {
+	return Property[PointKKTCase]{Name: name, Gen: GenPointKKT(), Check: func(r *Runner, x PointKKTCase) theorems.Verdict {
+		b, θ, err := x.point()
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
 		}
@@ -340,17 +338,17 @@ func (h HatPoint) theta() []float64 {
 }
 
 // GenHat generates points of the invariant curve.
-func GenHat() gopter.Gen {
-	return gen.Struct(reflect.TypeOf(HatPoint{}), map[string]gopter.Gen{
+func GenHat() Gen[HatPoint] {
+	return structOf[HatPoint](map[string]gopter.Gen{
 		"L":   gen.IntRange(0, len(hatOrders)-1),
 		"R":   gen.Float64Range(0.05, 0.9),
 		"Rho": gen.Float64Range(-1, 1),
 	})
 }
 
-func hatProperty(name string, variant models.HatVariant) Property {
-	return Property{Name: name, Gen: GenHat(), Check: func(r *Runner, x any) theorems.Verdict {
-		h := x.(HatPoint)
+func hatProperty(name string, variant models.HatVariant) Property[HatPoint] {
+	return Property[HatPoint]{Name: name, Gen: GenHat(), Check: func(r *Runner, x HatPoint) theorems.Verdict {
+		h := x
 		m, err := models.NewMexicanHat(hatOrders[pick(h.L, len(hatOrders))], 1, variant)
 		if err != nil {
 			return theorems.Assumption("%v", err)
@@ -384,18 +382,18 @@ func sectionC() (es []Entry) {
 		return theorems.BetaConvergence(b.Obj, tr, 0)
 	}
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8, Figures: kktFigures,
-		Claims: []Property{
+		Claims: []Prop{
 			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", kkt, KKTLinear), kktUndecided.linearGD),
 			undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt), kktUndecided.netsGD),
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad), kktUndecided.flows),
 		},
-		Controls: []Property{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Controls: []Prop{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
-		Claims: []Property{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Claims: []Prop{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.LemmaC8(b.Obj, θ, 0)
 		})},
-		Controls: []Property{drops("backward", pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Controls: []Prop{drops("backward", pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			if b.Data.N < 2 {
 				return theorems.Assumption("one sample: the mean is the sum")
 			}
@@ -407,19 +405,19 @@ func sectionC() (es []Entry) {
 		}))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
-		Claims: []Property{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Claims: []Prop{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.MFCQ(b.Obj, θ, 0)
 		})},
-		Controls: []Property{
-			{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
-				obj, θ, L, err := biasPoint(x.(KKTCase))
+		Controls: []Prop{
+			Property[KKTCase]{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+				obj, θ, L, err := biasPoint(x)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				return theorems.MFCQ(obj, θ, L)
 			}},
-			{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
-				obj, θ, _, err := biasPoint(x.(KKTCase))
+			Property[KKTCase]{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+				obj, θ, _, err := biasPoint(x)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
@@ -428,16 +426,16 @@ func sectionC() (es []Entry) {
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
-		Claims: []Property{
+		Claims: []Prop{
 			undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", beta, KKTLinear), betaUndecided.linearGD),
 			undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta), betaUndecided.netsGD),
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad), betaUndecided.flows),
 		},
-		Controls: []Property{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Controls: []Prop{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
-		Claims: []Property{{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x any) theorems.Verdict {
-			b, err := x.(KKTCase).Build()
+		Claims: []Prop{Property[KKTCase]{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+			b, err := x.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
@@ -454,16 +452,15 @@ func sectionC() (es []Entry) {
 			// the flow, which halving η changes by a few percent.
 			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
 		}}},
-		Controls: []Property{fixedDirectionProperty(func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+		Controls: []Prop{fixedDirectionProperty(func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
 		}, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
-		Claims: []Property{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+		Claims: []Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
-		Controls: []Property{{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *Runner, x any) theorems.Verdict {
-			c := x.(KKTCase)
+		Controls: []Prop{Property[KKTCase]{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *Runner, c KKTCase) theorems.Verdict {
 			b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
@@ -483,7 +480,7 @@ func sectionC() (es []Entry) {
 		}}},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
-		Claims: []Property{
+		Claims: []Prop{
 			// Run on LL-4.4's windows of consecutive steps (kktPlan) so that
 			// the descent-step identity can be checked; the angle had not
 			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
@@ -494,8 +491,8 @@ func sectionC() (es []Entry) {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},
-		Controls: []Property{{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *Runner, x any) theorems.Verdict {
-			b, tr, err := trained(r, x.(KKTCase))
+		Controls: []Prop{Property[KKTCase]{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *Runner, x KKTCase) theorems.Verdict {
+			b, tr, err := trained(r, x)
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}
@@ -511,8 +508,8 @@ func sectionC() (es []Entry) {
 		}}},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,
-		Claims: []Property{hatProperty("points of the invariant curve ψ = 0, twist C(r) = 4r⁴/(4r⁴ + (1−r²)³)", models.HatInvariant)},
-		Controls: []Property{
+		Claims: []Prop{hatProperty("points of the invariant curve ψ = 0, twist C(r) = 4r⁴/(4r⁴ + (1−r²)³)", models.HatInvariant)},
+		Controls: []Prop{
 			drops("printed-twist", hatProperty("twist as printed in LL App. I, C(r) = 4r⁴/(4r⁴ + (1−r²)⁴)", models.HatLL)),
 			drops("twist", hatProperty("no twist, C ≡ 0", models.HatFlat)),
 		},

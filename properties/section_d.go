@@ -3,7 +3,6 @@ package properties
 import (
 	"fmt"
 	"io"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -58,9 +57,8 @@ func buildFailed(err error) theorems.Verdict {
 
 // interpolatorProperty runs generated cases to interpolation and applies
 // ZD-T1's check.
-func interpolatorProperty(name string, opts []int) Property {
-	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(RegressionCase)
+func interpolatorProperty(name string, opts []int) Property[RegressionCase] {
+	return Property[RegressionCase]{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, c RegressionCase) theorems.Verdict {
 		run, err := c.Run(runOptions{maxSteps: interpSteps, stopAtInterpolation: true, replaySteps: replaySteps, rate: true})
 		if err != nil {
 			return buildFailed(err)
@@ -90,9 +88,9 @@ func interpolatorVerdict(run *RegressionRun) theorems.Verdict {
 	return v
 }
 
-func spanProperty(name string, opts []int) Property {
-	return Property{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, x any) theorems.Verdict {
-		run, err := x.(RegressionCase).Run(runOptions{maxSteps: spanSteps, watchSpan: true})
+func spanProperty(name string, opts []int) Property[RegressionCase] {
+	return Property[RegressionCase]{Name: name, Gen: GenRegression(nil, opts), Check: func(r *Runner, x RegressionCase) theorems.Verdict {
+		run, err := x.Run(runOptions{maxSteps: spanSteps, watchSpan: true})
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -100,9 +98,9 @@ func spanProperty(name string, opts []int) Property {
 	}}
 }
 
-func riskProperty(name string, schemes []int) Property {
-	return Property{Name: name, Gen: GenRegression(schemes, []int{OptGD}), Check: func(r *Runner, x any) theorems.Verdict {
-		run, err := x.(RegressionCase).Run(runOptions{maxSteps: riskSteps, riskEvery: riskEvery, rate: true})
+func riskProperty(name string, schemes []int) Property[RegressionCase] {
+	return Property[RegressionCase]{Name: name, Gen: GenRegression(schemes, []int{OptGD}), Check: func(r *Runner, x RegressionCase) theorems.Verdict {
+		run, err := x.Run(runOptions{maxSteps: riskSteps, riskEvery: riskEvery, rate: true})
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -112,13 +110,13 @@ func riskProperty(name string, schemes []int) Property {
 
 // weightsProperty draws cases with at least two groups: Group DRO with one
 // group is ERM, whose weights are constant whatever the engine does.
-func weightsProperty(name string, schemes []int) Property {
+func weightsProperty(name string, schemes []int) Property[RegressionCase] {
 	g := GenRegression(schemes, []int{OptGD}).SuchThat(func(c RegressionCase) bool { return c.k() >= 2 })
-	return Property{Name: name, Gen: g, Check: func(r *Runner, x any) theorems.Verdict {
+	return Property[RegressionCase]{Name: name, Gen: g, Check: func(r *Runner, x RegressionCase) theorems.Verdict {
 		// The run stops once the residual is invisible (as for ZD-T1): Group
 		// DRO's weights then move by at most ν·R̂ per step, far below the
 		// bound, while a schedule keeps its own course.
-		run, err := x.(RegressionCase).Run(runOptions{maxSteps: weightSteps, keepWeightsEvery: weightsEvery, stopAtInterpolation: true})
+		run, err := x.Run(runOptions{maxSteps: weightSteps, keepWeightsEvery: weightsEvery, stopAtInterpolation: true})
 		if err != nil {
 			return buildFailed(err)
 		}
@@ -243,12 +241,12 @@ func (c RegularizedCase) regularizedRun(ds *dataset.Dataset, center, theta0 []fl
 }
 
 // GenRegularized generates ZD-T6lin cases over static schemes.
-func GenRegularized(large, centerAtZero bool) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(RegularizedCase{}), map[string]gopter.Gen{
-		"Reg": GenRegression(regSchemes, []int{OptGD}).Map(func(c RegressionCase) RegressionCase {
+func GenRegularized(large, centerAtZero bool) Gen[RegularizedCase] {
+	return structOf[RegularizedCase](map[string]gopter.Gen{
+		"Reg": gopter.Gen(GenRegression(regSchemes, []int{OptGD}).Map(func(c RegressionCase) RegressionCase {
 			c.Zero = c.Zero && !centerAtZero // the control needs θ₀ ≠ 0
 			return c
-		}),
+		})),
 		"Large":        gen.Const(large),
 		"CenterAtZero": gen.Const(centerAtZero),
 	})
@@ -265,8 +263,8 @@ type DigitPair struct {
 func (p DigitPair) withFault(name string) any { p.Fault = name; return p }
 
 // GenDigitPair generates pairs of different digits.
-func GenDigitPair() gopter.Gen {
-	return gen.Struct(reflect.TypeOf(DigitPair{}), map[string]gopter.Gen{
+func GenDigitPair() Gen[DigitPair] {
+	return structOf[DigitPair](map[string]gopter.Gen{
 		"A": gen.IntRange(0, 9),
 		"B": gen.IntRange(0, 8),
 	}).Map(func(p DigitPair) DigitPair {
@@ -346,9 +344,9 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, theorems.RegressionCase, []th
 	return rows, rc, ends, nil
 }
 
-func fig1Property(name string, opt int, pairs gopter.Gen) Property {
-	return Property{Name: name, Gen: pairs, Check: func(r *Runner, x any) theorems.Verdict {
-		p := x.(DigitPair)
+func fig1Property(name string, opt int, pairs Gen[DigitPair]) Property[DigitPair] {
+	return Property[DigitPair]{Name: name, Gen: pairs, Check: func(r *Runner, x DigitPair) theorems.Verdict {
+		p := x
 		rows, rc, ends, err := Fig1(p, opt, 0)
 		if err != nil {
 			return buildFailed(err)
@@ -376,53 +374,53 @@ func fig1Property(name string, opt int, pairs gopter.Gen) Property {
 
 func sectionD() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T1"}, Cases: 100, Figures: grwDistanceFigures,
-		Claims: []Property{
+		Claims: []Prop{
 			interpolatorProperty("every GRW scheme, GD", []int{OptGD}),
 			interpolatorProperty("every GRW scheme, heavy-ball momentum", []int{OptMomentum}),
 		},
-		Controls: []Property{drops("gd", interpolatorProperty("Adam (leaves the span)", []int{OptAdam}))},
+		Controls: []Prop{drops("gd", interpolatorProperty("Adam (leaves the span)", []int{OptAdam}))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-span"}, Cases: 100,
-		Claims:   []Property{spanProperty("every GRW scheme, GD and heavy-ball momentum", []int{OptGD, OptMomentum})},
-		Controls: []Property{drops("gd", spanProperty("Adam", []int{OptAdam}))},
+		Claims:   []Prop{spanProperty("every GRW scheme, GD and heavy-ball momentum", []int{OptGD, OptMomentum})},
+		Controls: []Prop{drops("gd", spanProperty("Adam", []int{OptAdam}))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T2"}, Cases: 50,
-		Claims:   []Property{riskProperty("ERM, IW, static, Group DRO, A1 schedules", a1Schemes)},
-		Controls: []Property{drops("min-weight", riskProperty("one q_i → 0 geometrically", []int{SchemeVanishing}))},
+		Claims:   []Prop{riskProperty("ERM, IW, static, Group DRO, A1 schedules", a1Schemes)},
+		Controls: []Prop{drops("min-weight", riskProperty("one q_i → 0 geometrically", []int{SchemeVanishing}))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T6lin"}, Cases: 40,
-		Claims: []Property{{Name: "ERM, IW, static weights; μ = 1e-4…3e-2·q_min λ_min", Gen: GenRegularized(false, false),
-			Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }}},
-		Controls: []Property{
-			{Name: "large μ = 100·q_max λ_max", Drops: "small-mu", Gen: GenRegularized(true, false),
-				Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }},
-			{Name: "regularizer centred at 0 instead of θ₀ (engine bug)", Drops: "centre", Gen: GenRegularized(false, true),
-				Check: func(r *Runner, x any) theorems.Verdict { return x.(RegularizedCase).check() }},
+		Claims: []Prop{Property[RegularizedCase]{Name: "ERM, IW, static weights; μ = 1e-4…3e-2·q_min λ_min", Gen: GenRegularized(false, false),
+			Check: func(r *Runner, x RegularizedCase) theorems.Verdict { return x.check() }}},
+		Controls: []Prop{
+			Property[RegularizedCase]{Name: "large μ = 100·q_max λ_max", Drops: "small-mu", Gen: GenRegularized(true, false),
+				Check: func(r *Runner, x RegularizedCase) theorems.Verdict { return x.check() }},
+			Property[RegularizedCase]{Name: "regularizer centred at 0 instead of θ₀ (engine bug)", Drops: "centre", Gen: GenRegularized(false, true),
+				Check: func(r *Runner, x RegularizedCase) theorems.Verdict { return x.check() }},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-P17"}, Cases: 200,
-		Claims: []Property{{Name: "PD H, PSD diagonal Q", Gen: GenSpectrum(false, false), Check: spectrumCheck}},
-		Controls: []Property{
-			{Name: "H indefinite", Drops: "pd", Gen: GenSpectrum(true, false), Check: spectrumCheck},
-			{Name: "a negative q_i", Drops: "psd", Gen: GenSpectrum(false, true), Check: spectrumCheck},
+		Claims: []Prop{Property[SpectrumCase]{Name: "PD H, PSD diagonal Q", Gen: GenSpectrum(false, false), Check: spectrumCheck}},
+		Controls: []Prop{
+			Property[SpectrumCase]{Name: "H indefinite", Drops: "pd", Gen: GenSpectrum(true, false), Check: spectrumCheck},
+			Property[SpectrumCase]{Name: "a negative q_i", Drops: "psd", Gen: GenSpectrum(false, true), Check: spectrumCheck},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T10"}, Cases: 100,
-		Claims: []Property{{Name: "quadratics and regularized logistic, ηL ∈ [0.05, 1]", Gen: GenConvex(0.05, 1, true, true), Check: convexCheck}},
-		Controls: []Property{
-			{Name: "quadratics, ηL ∈ [2.2, 3]", Drops: "step-size", Gen: GenConvex(2.2, 3, true, false), Check: convexCheck},
+		Claims: []Prop{Property[ConvexCase]{Name: "quadratics and regularized logistic, ηL ∈ [0.05, 1]", Gen: GenConvex(0.05, 1, true, true), Check: convexCheck}},
+		Controls: []Prop{
+			Property[ConvexCase]{Name: "quadratics, ηL ∈ [2.2, 3]", Drops: "step-size", Gen: GenConvex(2.2, 3, true, false), Check: convexCheck},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 4,
-		Claims: []Property{
-			fig1Property("ERM, IW, Group DRO on the six digits of digits6.json (GD)", OptGD, gen.Const(DigitPair{A: 0, B: 1})),
+		Claims: []Prop{
+			fig1Property("ERM, IW, Group DRO on the six digits of digits6.json (GD)", OptGD, Gen[DigitPair](gen.Const(DigitPair{A: 0, B: 1}))),
 			fig1Property("ERM, IW, Group DRO on five images of one digit, one of another (GD)", OptGD, GenDigitPair()),
 		},
-		Controls: []Property{drops("gd", fig1Property("the same with Adam", OptAdam, gen.Const(DigitPair{A: 0, B: 1})))},
+		Controls: []Prop{drops("gd", fig1Property("the same with Adam", OptAdam, Gen[DigitPair](gen.Const(DigitPair{A: 0, B: 1}))))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-GDRO"}, Cases: 50,
-		Claims: []Property{weightsProperty("Group DRO", []int{SchemeGroupDRO})},
-		Controls: []Property{
+		Claims: []Prop{weightsProperty("Group DRO", []int{SchemeGroupDRO})},
+		Controls: []Prop{
 			drops("convergence", weightsProperty("periodic schedule (Assumption 3 only)", []int{SchemeScheduleA3})),
 			drops("min-weight", weightsProperty("one q_i → 0 geometrically", []int{SchemeVanishing})),
 		},
@@ -430,13 +428,13 @@ func sectionD() (es []Entry) {
 	return es
 }
 
-func spectrumCheck(_ *Runner, x any) theorems.Verdict {
-	h, q := x.(SpectrumCase).Build()
+func spectrumCheck(_ *Runner, c SpectrumCase) theorems.Verdict {
+	h, q := c.Build()
 	return theorems.ProductEigenvalues(h, q)
 }
 
-func convexCheck(_ *Runner, x any) theorems.Verdict {
-	c, err := x.(ConvexCase).Run()
+func convexCheck(_ *Runner, x ConvexCase) theorems.Verdict {
+	c, err := x.Run()
 	if err != nil {
 		return buildFailed(err)
 	}

@@ -24,8 +24,8 @@ func TestZD_T6lin_RegularizedGap(t *testing.T)      { Assert(t, "ZD-T6lin") }
 // verdict's Statistic against its Bound).
 func TestZD_T6lin_RegularizedGap_NegativeControl(t *testing.T) {
 	p := entry(t, "ZD-T6lin").Controls[0]
-	for _, c := range Sample(p.Gen, testSeed(t), 10) {
-		v := p.Check(testRunner(t), c)
+	for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), 10) {
+		v := p.Verdict(testRunner(t), c)
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "training risk below ε fails")
 		assert.Greater(t, v.Statistic, v.Bound, "%v: the gap should exceed what risk ε allows: %v", c, v)
@@ -39,9 +39,9 @@ func TestZD_P17_ProductEigenvalues(t *testing.T) { Assert(t, "ZD-P17") }
 // (Statistic > Bound), which shows that the check measures it.
 func TestZD_P17_ProductEigenvalues_NegativeControl(t *testing.T) {
 	for _, p := range entry(t, "ZD-P17").Controls {
-		for _, c := range Sample(p.Gen, testSeed(t), 50) {
-			v := p.Check(testRunner(t), c)
-			assert.Greater(t, v.Statistic, v.Bound, "%s %v: %v", p.Name, c, v)
+		for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), 50) {
+			v := p.Verdict(testRunner(t), c)
+			assert.Greater(t, v.Statistic, v.Bound, "%s %v: %v", p.Meta().Name, c, v)
 		}
 	}
 }
@@ -51,8 +51,8 @@ func TestZD_T10_GDRate(t *testing.T) { Assert(t, "ZD-T10") }
 // η > 2/L: GD diverges on a quadratic, and the O(1/T) bound fails.
 func TestZD_T10_GDRate_NegativeControl(t *testing.T) {
 	p := entry(t, "ZD-T10").Controls[0]
-	for _, c := range Sample(p.Gen, testSeed(t), 20) {
-		v := p.Check(testRunner(t), c)
+	for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), 20) {
+		v := p.Verdict(testRunner(t), c)
 		assert.Greater(t, v.Statistic, v.Bound, "%v: %v", c, v)
 	}
 }

@@ -28,7 +28,7 @@ import (
 
 // polyControl is the control of the direction checks: the same case with
 // ZD App. C's polynomially tailed loss, ℓ(q) = (q + 1)^{−α} (β = 0).
-func polyControl(alpha string, gen func() Property) Property {
+func polyControl[C any](alpha string, gen func() Property[C]) Property[C] {
 	p := gen()
 	p.Name = "polynomially tailed loss (ZD eq. 19, α = " + alpha + ", β = 0), same data, scheme and run"
 	p.Drops = "tail"
@@ -37,9 +37,8 @@ func polyControl(alpha string, gen func() Property) Property {
 
 // grwDirectionProperty trains generated cases (with loss override, −1 for
 // the case's own) and applies ZD-T7's check.
-func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Property {
-	return Property{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(ClassCase)
+func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Property[ClassCase] {
+	return Property[ClassCase]{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(r *Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
@@ -53,9 +52,8 @@ func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Pro
 
 // iwDirectionProperty trains cases under XY's random importance weights
 // w ∈ [1/M, M]^n and applies XY-P1's check.
-func iwDirectionProperty(name string, override int) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(ClassCase)
+func iwDirectionProperty(name string, override int) Property[ClassCase] {
+	return Property[ClassCase]{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(r *Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
@@ -108,9 +106,8 @@ func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, faul
 // pathProperty trains a case (loss override, −1 for its own), computes the
 // path under the run's limit weights (its last recorded weights: the
 // schemes of ZD-T8 converge, Assumption 1) and applies ZD-T8's check.
-func pathProperty(name string, override int) Property {
-	return Property{Name: name, Gen: GenClass(true, []int{LossLogistic}, append(a1Schemes, SchemeRandomIW)), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(ClassCase)
+func pathProperty(name string, override int) Property[ClassCase] {
+	return Property[ClassCase]{Name: name, Gen: GenClass(true, []int{LossLogistic}, append(a1Schemes, SchemeRandomIW)), Check: func(r *Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
@@ -152,9 +149,9 @@ func twoWeightings(c ClassCase) [2][]float64 {
 	return [2][]float64{erm, c.ImportanceWeights()}
 }
 
-func polyLimitProperty(name string, lossID int) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(ClassCase).WithLoss(lossID)
+func polyLimitProperty(name string, lossID int) Property[ClassCase] {
+	return Property[ClassCase]{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(r *Runner, x ClassCase) theorems.Verdict {
+		c := x.WithLoss(lossID)
 		data := c.Data()
 		q := twoWeightings(c)
 		var paths [2][]theorems.PathRay
@@ -169,9 +166,8 @@ func polyLimitProperty(name string, lossID int) Property {
 	}}
 }
 
-func multiProperty(name string, schemes []int, poly bool) Property {
-	return Property{Name: name, Gen: GenMulti(schemes), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(MultiCase)
+func multiProperty(name string, schemes []int, poly bool) Property[MultiCase] {
+	return Property[MultiCase]{Name: name, Gen: GenMulti(schemes), Check: func(r *Runner, c MultiCase) theorems.Verdict {
 		data, tr, err := c.Run(poly, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
@@ -183,32 +179,32 @@ func multiProperty(name string, schemes []int, poly bool) Property {
 func sectionE() (es []Entry) {
 	lossesET := []int{LossExp, LossLogistic}
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T7"}, Cases: 8, ForLoss: grwDirectionForLoss,
-		Claims: []Property{grwDirectionProperty("GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", lossesET, allGRWSchemes(), -1)},
+		Claims: []Prop{grwDirectionProperty("GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", lossesET, allGRWSchemes(), -1)},
 		// α = 1/2 as LL-lin's control (linPolyControlTail): with α = 1 the
 		// residual's computed limit can exceed what the polynomial tail
 		// reaches by the end (soak seed 1795345548068000, XY-P1's control:
 		// 10.4 → 30.2 against a limit of 19.4).
-		Controls: []Property{polyControl("1/2", func() Property {
+		Controls: []Prop{polyControl("1/2", func() Property[ClassCase] {
 			return grwDirectionProperty("", lossesET, allGRWSchemes(), LossPolyHalf)
 		})},
 		Figures: grwClassFigures,
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
-		Claims:   []Property{pathProperty("logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", -1)},
-		Controls: []Property{polyControl("1", func() Property { return pathProperty("", LossPoly) })},
+		Claims:   []Prop{pathProperty("logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", -1)},
+		Controls: []Prop{polyControl("1", func() Property[ClassCase] { return pathProperty("", LossPoly) })},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
-		Claims:   []Property{polyLimitProperty("polynomial tail (α = 1, β = 0): paths under ERM and random IW weights (M ∈ [4, 10]) reach their computed weight-dependent limits", LossPoly)},
-		Controls: []Property{drops("tail", polyLimitProperty("logistic loss (exponential tail), same data and weights: both paths tend to θ̂_MM", LossLogistic))},
+		Claims:   []Prop{polyLimitProperty("polynomial tail (α = 1, β = 0): paths under ERM and random IW weights (M ∈ [4, 10]) reach their computed weight-dependent limits", LossPoly)},
+		Controls: []Prop{drops("tail", polyLimitProperty("logistic loss (exponential tail), same data and weights: both paths tend to θ̂_MM", LossLogistic))},
 		Figures:  polyFigures,
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
-		Claims:   []Property{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
-		Controls: []Property{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair, α = 1/2), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
+		Claims:   []Prop{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
+		Controls: []Prop{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair, α = 1/2), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
-		Claims:   []Property{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
-		Controls: []Property{polyControl("1/2", func() Property { return iwDirectionProperty("", LossPolyHalf) })},
+		Claims:   []Prop{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
+		Controls: []Prop{polyControl("1/2", func() Property[ClassCase] { return iwDirectionProperty("", LossPolyHalf) })},
 		Figures:  klFigures,
 	})
 	return es
@@ -217,9 +213,8 @@ func sectionE() (es []Entry) {
 // nonSepProperty trains non-separable cases and applies XY-P2's check with
 // the run's weights, or (wrongWeights) with uniform weights in the finite
 // minimizer while the run used the case's.
-func nonSepProperty(name string, ref, wrongWeights bool) Property {
-	return Property{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(NonSepCase)
+func nonSepProperty(name string, ref, wrongWeights bool) Property[NonSepCase] {
+	return Property[NonSepCase]{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(r *Runner, c NonSepCase) theorems.Verdict {
 		data, w, tr, err := c.Run(classSteps(r))
 		if err != nil {
 			return buildFailed(err)
@@ -241,31 +236,31 @@ func uniformOnes(n int) []float64 {
 
 func sectionENonSeparable() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-P2"}, Cases: 6,
-		Claims: []Property{
+		Claims: []Prop{
 			nonSepProperty("GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", false, false),
 			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
 		},
-		Controls: []Property{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", false, true))},
+		Controls: []Prop{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", false, true))},
 	})
 	return es
 }
 
 func sectionEWeakReg() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
-		Claims:   []Property{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
-		Controls: []Property{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
+		Claims:   []Prop{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
+		Controls: []Prop{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
-		Claims:   []Property{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
-		Controls: []Property{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed direction with half the maximal margin (not the optima)", true))},
+		Claims:   []Prop{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
+		Controls: []Prop{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed direction with half the maximal margin (not the optima)", true))},
 	})
 	return es
 }
 
 func sectionETheorem1() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-T1"}, Cases: 3,
-		Claims:   []Property{shiftProperty("10 trials per case: n = 10⁴ source samples of a Gaussian on a box, importance-weighted logistic GD (40 steps), target error on 10⁴ samples; δ = 0.1", false)},
-		Controls: []Property{drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
+		Claims:   []Prop{shiftProperty("10 trials per case: n = 10⁴ source samples of a Gaussian on a box, importance-weighted logistic GD (40 steps), target error on 10⁴ samples; δ = 0.1", false)},
+		Controls: []Prop{drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
 	})
 	return es
 }
@@ -285,9 +280,8 @@ func learnedWeighting(c ClassCase) (*train.LearnedWeighting, error) {
 // learnedProperty trains the classifier jointly with the weighting model
 // (or, frozen, with the model's initial weights held fixed) and reports
 // XY-S5.
-func learnedProperty(name string, frozen bool) Property {
-	return Property{Name: name, Gen: GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeERM}), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(ClassCase)
+func learnedProperty(name string, frozen bool) Property[ClassCase] {
+	return Property[ClassCase]{Name: name, Gen: GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeERM}), Check: func(r *Runner, c ClassCase) theorems.Verdict {
 		lw, err := learnedWeighting(c)
 		if err != nil {
 			return buildFailed(err)
@@ -317,8 +311,8 @@ func learnedSteps(r *Runner) int { return budgetSteps(r, 100000) }
 
 func sectionELearned() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-S5"}, Cases: 8,
-		Claims:   []Property{learnedProperty("GD on a linear model jointly with g(ψ, x) = σ(ψᵀx + b) + 1 (ψ₀ ~ N(0, I)), exp and logistic losses, separable data", false)},
-		Controls: []Property{drops("learning", learnedProperty("the weighting model frozen at its initial weights (a static weighting): the spread cannot shrink", true))},
+		Claims:   []Prop{learnedProperty("GD on a linear model jointly with g(ψ, x) = σ(ψᵀx + b) + 1 (ψ₀ ~ N(0, I)), exp and logistic losses, separable data", false)},
+		Controls: []Prop{drops("learning", learnedProperty("the weighting model frozen at its initial weights (a static weighting): the spread cannot shrink", true))},
 	})
 	return es
 }

@@ -191,8 +191,7 @@ const klSteps = 2000
 // on the exponential loss for klSteps steps each.
 func KLOrderingPairs(seed int64, n int) ([]KLPair, error) {
 	var out []KLPair
-	for _, x := range Sample(GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), seed, n) {
-		c := x.(ClassCase)
+	for _, c := range Sample(GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), seed, n) {
 		c.LogM = math.Log(10)
 		data := c.Data()
 		sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)

@@ -81,8 +81,8 @@ func TestXY_S5_LearnedWeightsConjecture(t *testing.T) { Assert(t, "XY-S5") }
 func TestXY_S5_EveryCaseDecides(t *testing.T) {
 	p := entry(t, "XY-S5").Claims[0]
 	supported, n := 0, 5
-	for _, c := range Sample(p.Gen, testSeed(t), n) {
-		v := p.Check(testRunner(t), c)
+	for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), n) {
+		v := p.Verdict(testRunner(t), c)
 		require.Contains(t, []theorems.Status{theorems.Holds, theorems.Violated}, v.Status, "%v: %v", c, v)
 		if v.Status == theorems.Holds {
 			supported++

@@ -16,43 +16,43 @@ import (
 
 func sectionF() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-L3"}, Cases: 1, Sweep: true,
-		Claims: []Property{{Name: "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
-			Gen: GenKernelSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(KernelSweepCase).check(r) }}},
-		Controls: []Property{{Name: "first hidden layer fixed at 4 units, second of width d̃", Drops: "all-widths",
-			Gen: GenKernelSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(KernelSweepCase).check(r) }}},
+		Claims: []Prop{Property[KernelSweepCase]{Name: "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
+			Gen: GenKernelSweep(false), Check: func(r *Runner, x KernelSweepCase) theorems.Verdict { return x.check(r) }}},
+		Controls: []Prop{Property[KernelSweepCase]{Name: "first hidden layer fixed at 4 units, second of width d̃", Drops: "all-widths",
+			Gen: GenKernelSweep(true), Check: func(r *Runner, x KernelSweepCase) theorems.Verdict { return x.check(r) }}},
 		Figures: kernelFigures,
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T4/L5"}, Cases: 1, Sweep: true,
-		Claims: []Property{{Name: "A1 schedule vs ERM, network vs linearization, squared loss (tanh, GELU)",
+		Claims: []Prop{Property[GapSweepCase]{Name: "A1 schedule vs ERM, network vs linearization, squared loss (tanh, GELU)",
 			Gen: GenGapSweep(gapClaim), Check: gapCheck}},
 		// The Gaussian last layer (ZD App. E) is no control: the check stops
 		// it at the hypothesis W^L(0) = 0 before any statistic (its gaps
 		// fall too, docs/ntk.md). The engine-breaking controls are the
 		// faults that declare ZD-T4/L5 (weights-ignored: the path test),
 		// appended by Entries.
-		Controls: []Property{
-			{Name: "a GRW with q_0 = 0 (Assumption 1's min q > 0)", Drops: "min-weight", Gen: GenGapSweep(gapZeroWeight), Check: gapCheck},
+		Controls: []Prop{
+			Property[GapSweepCase]{Name: "a GRW with q_0 = 0 (Assumption 1's min q > 0)", Drops: "min-weight", Gen: GenGapSweep(gapZeroWeight), Check: gapCheck},
 		},
 		Figures: gapFigures,
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T6"}, Cases: 1, Sweep: true,
-		Claims: []Property{{Name: "A1 schedule + (μ/2)‖θ − θ₀‖², μ = 0.2, 0.5 × q_min λ_min, vs unregularized ERM, squared loss",
-			Gen: GenRegSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(RegSweepCase).check(r) }}},
-		Controls: []Property{{Name: "large μ = 100·q_max λ_max", Drops: "small-mu",
-			Gen: GenRegSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(RegSweepCase).check(r) }}},
+		Claims: []Prop{Property[RegSweepCase]{Name: "A1 schedule + (μ/2)‖θ − θ₀‖², μ = 0.2, 0.5 × q_min λ_min, vs unregularized ERM, squared loss",
+			Gen: GenRegSweep(false), Check: func(r *Runner, x RegSweepCase) theorems.Verdict { return x.check(r) }}},
+		Controls: []Prop{Property[RegSweepCase]{Name: "large μ = 100·q_max λ_max", Drops: "small-mu",
+			Gen: GenRegSweep(true), Check: func(r *Runner, x RegSweepCase) theorems.Verdict { return x.check(r) }}},
 		Figures: regFigures,
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T9"}, Cases: 1, Sweep: true,
-		Claims: []Property{{Name: "logistic, A1 schedule + (μ/2)‖θ − θ₀‖² (μ = 1e-3; 1e-4 too under the long budget), against the kernel SVM's f_MM",
-			Gen: GenSignSweep(false), Check: func(r *Runner, x any) theorems.Verdict { return x.(SignSweepCase).check(r) }}},
-		Controls: []Property{{Name: "large μ = 0.1 (training risk above 1/4)", Drops: "small-risk",
-			Gen: GenSignSweep(true), Check: func(r *Runner, x any) theorems.Verdict { return x.(SignSweepCase).check(r) }}},
+		Claims: []Prop{Property[SignSweepCase]{Name: "logistic, A1 schedule + (μ/2)‖θ − θ₀‖² (μ = 1e-3; 1e-4 too under the long budget), against the kernel SVM's f_MM",
+			Gen: GenSignSweep(false), Check: func(r *Runner, x SignSweepCase) theorems.Verdict { return x.check(r) }}},
+		Controls: []Prop{Property[SignSweepCase]{Name: "large μ = 0.1 (training risk above 1/4)", Drops: "small-risk",
+			Gen: GenSignSweep(true), Check: func(r *Runner, x SignSweepCase) theorems.Verdict { return x.check(r) }}},
 		Figures: signFigures,
 	})
 	return es
 }
 
-func gapCheck(r *Runner, x any) theorems.Verdict { return x.(GapSweepCase).check(r) }
+func gapCheck(r *Runner, c GapSweepCase) theorems.Verdict { return c.check(r) }
 
 // kernelFigures draws ZD-L3's variance of the NTK Gram matrix against the
 // width (log-log) with its fitted line and the slope −1 of the claim.
@@ -62,7 +62,7 @@ func kernelFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[0].(KernelSweepCase)
+	c := cs[0]
 	ws, err := c.Run(r)
 	if err != nil {
 		return nil
@@ -104,7 +104,7 @@ func gapFigures(r *Runner) []theorems.Figure {
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[0].(GapSweepCase)
+	c := cs[0]
 	runs, err := c.Run(r)
 	if err != nil {
 		return nil
@@ -176,7 +176,7 @@ func scalingFigure(name, title, caption string, groups []string, x, y map[string
 // for each μ and Lemma 5 (|f_ERM − f*|).
 func regFigures(r *Runner) []theorems.Figure {
 	seed := r.Seed
-	c := Sample(GenRegSweep(false), seed, 1)[0].(RegSweepCase)
+	c := Sample(GenRegSweep(false), seed, 1)[0]
 	runs, err := c.Run(r)
 	if err != nil {
 		return nil
@@ -206,7 +206,7 @@ func regFigures(r *Runner) []theorems.Figure {
 // the width and the network's agreement with f_MM on all test points.
 func signFigures(r *Runner) []theorems.Figure {
 	seed := r.Seed
-	c := Sample(GenSignSweep(false), seed, 1)[0].(SignSweepCase)
+	c := Sample(GenSignSweep(false), seed, 1)[0]
 	runs, err := c.Run(r)
 	if err != nil {
 		return nil

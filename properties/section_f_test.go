@@ -54,8 +54,8 @@ func TestZD_T6_RegularizedWidthGap(t *testing.T) { Assert(t, "ZD-T6") }
 // big gap to ERM (reported; Lemma 18's bound at the budget ε is loose).
 func TestZD_T6_RegularizedWidthGap_NegativeControl(t *testing.T) {
 	p := entry(t, "ZD-T6").Controls[0]
-	for _, c := range Sample(p.Gen, testSeed(t), 1) {
-		v := p.Check(testRunner(t), c)
+	for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), 1) {
+		v := p.Verdict(testRunner(t), c)
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "training risk below ε fails")
 		assert.Greater(t, v.Statistic, 0.1, "%v: the gap to ERM should be O(1): %v", c, v)
@@ -67,8 +67,8 @@ func TestZD_T9_SignAgreement(t *testing.T) { Assert(t, "ZD-T9") }
 // μ = 0.1 leaves a training risk near log 2 > 1/4: outside Thm 9.
 func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 	p := entry(t, "ZD-T9").Controls[0]
-	for _, c := range Sample(p.Gen, testSeed(t), 1) {
-		v := p.Check(testRunner(t), c)
+	for _, c := range sample(p.Generator(testRunner(t)), testSeed(t), 1) {
+		v := p.Verdict(testRunner(t), c)
 		require.Equal(t, theorems.AssumptionFailed, v.Status, "%v: %v", c, v)
 		assert.Contains(t, v.Detail, "ε < 1/4 fails")
 	}
@@ -78,7 +78,7 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 // equals the sweep computed in one piece, bit for bit; a shard alone is
 // incomplete.
 func TestSweepStoreShards(t *testing.T) {
-	c := Sample(GenGapSweep(gapClaim), 7, 1)[0].(GapSweepCase)
+	c := Sample(GenGapSweep(gapClaim), 7, 1)[0]
 	dir := t.TempDir()
 	// A runner with the store at dir as shard i of n.
 	sharded := func(i, n int) *Runner {

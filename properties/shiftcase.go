@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -160,8 +159,8 @@ func (c ShiftCase) Trials() ([]theorems.IWTrial, float64, float64, error) {
 }
 
 // GenShift generates covariate-shift cases (or concept-shift controls).
-func GenShift(concept bool) gopter.Gen {
-	return gen.Struct(reflect.TypeOf(ShiftCase{}), map[string]gopter.Gen{
+func GenShift(concept bool) Gen[ShiftCase] {
+	return structOf[ShiftCase](map[string]gopter.Gen{
 		"D":       gen.IntRange(2, 3),
 		"Shift":   gen.Float64Range(0.2, 0.8),
 		"Noise":   gen.Float64Range(0, 0.05),
@@ -170,9 +169,9 @@ func GenShift(concept bool) gopter.Gen {
 	})
 }
 
-func shiftProperty(name string, concept bool) Property {
-	return Property{Name: name, Gen: GenShift(concept), Check: func(r *Runner, x any) theorems.Verdict {
-		trials, chi2, c, err := x.(ShiftCase).Trials()
+func shiftProperty(name string, concept bool) Property[ShiftCase] {
+	return Property[ShiftCase]{Name: name, Gen: GenShift(concept), Check: func(r *Runner, x ShiftCase) theorems.Verdict {
+		trials, chi2, c, err := x.Trials()
 		if err != nil {
 			return buildFailed(err)
 		}

@@ -246,13 +246,13 @@ func soakRun(seed int64, id string, ofControls bool) func(*testing.T) {
 			ps, n = e.Controls, e.controlCases(r.Budget)
 		}
 		for _, p := range ps {
-			if p.Fault != "" {
+			if p.Meta().Fault != "" {
 				continue
 			}
 			if ofControls {
-				want = p.CaughtBy
+				want = p.Meta().CaughtBy
 			}
-			t.Run(p.Name, func(t *testing.T) { runProperty(t, r, e.ID, p, seed, n, want, true) })
+			t.Run(p.Meta().Name, func(t *testing.T) { runProperty(t, r, e.ID, p, seed, n, want, true) })
 		}
 	}
 }

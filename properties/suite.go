@@ -12,45 +12,15 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
-// Property is a generator of cases and the check applied to each.
-type Property struct {
-	Name string
-	// Drops names, for a negative control, the hypothesis it breaks (a
-	// short key such as "bias", "homogeneity", "degree"): `verify --hunt ID
-	// --drop KEY` searches its cases for a counterexample.
-	Drops string
-	Gen   gopter.Gen
-	// GenAt, when set, replaces Gen by a generator that depends on the
-	// runner's budget (LL-4.4/A9's nets add x² at the long budget).
-	GenAt func(r *Runner) gopter.Gen
-	Check func(r *Runner, c any) theorems.Verdict
-	// Undecided is, for a claim that is honestly inconclusive on some of
-	// its cases at the quick budget, the measured rate (TestUndecidedRates
-	// re-measures it); the test harness sizes its allowance of
-	// inconclusive cases from it (DiscardAllowance). Zero for the others.
-	Undecided Rate
-	// Fault, for a fault control (faultControls), names the engine fault
-	// planted in its cases; only violated counts as caught.
-	Fault string
-}
-
-// Generator returns p's generator under r.
-func (p Property) Generator(r *Runner) gopter.Gen {
-	if p.GenAt != nil {
-		return p.GenAt(r)
-	}
-	return p.Gen
-}
-
 // Entry binds a catalog entry to its claim and its negative controls.
 type Entry struct {
 	theorems.Info
 	// Claims are checked on generated cases that meet the hypotheses; each
 	// must hold.
-	Claims []Property
+	Claims []Prop
 	// Controls break one hypothesis each; the check must report violated or
 	// assumption-failed on every case.
-	Controls []Property
+	Controls []Prop
 	// Cases is the number of cases per property at the quick budget.
 	Cases int
 	// Figures, when set, draws the entry's own evidence (trajectories,
@@ -125,7 +95,7 @@ func Entries() []Entry {
 			panic("properties: entry " + es[i].ID + " is not in the catalog")
 		}
 		es[i].Info = info
-		es[i].Controls = append(append([]Property(nil), es[i].Controls...), faultControls(es[i])...)
+		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), faultControls(es[i])...)
 	}
 	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
 	return es
@@ -174,7 +144,16 @@ func indexOf(es []Entry, id string) int {
 }
 
 // Sample draws n cases from g, deterministically for a seed.
-func Sample(g gopter.Gen, seed int64, n int) []any {
+func Sample[C any](g Gen[C], seed int64, n int) []C {
+	var out []C
+	for _, v := range sample(gopter.Gen(g), seed, n) {
+		out = append(out, v.(C))
+	}
+	return out
+}
+
+// sample draws n cases from g, deterministically for a seed.
+func sample(g gopter.Gen, seed int64, n int) []any {
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(seed))
 	var out []any
@@ -202,7 +181,7 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 	}
 	for i, p := range e.Controls {
 		res.Controls++
-		out := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.CaughtBy, true)
+		out := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
 		if out.Interrupted {
 			res.Interrupted = true
 			return res
@@ -212,9 +191,9 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 			res.ControlsCaught++
 		case res.ControlMissed != "":
 		case out.GaveUp:
-			res.ControlMissed = fmt.Sprintf("%s: gave up, %d cases inconclusive (%d allowed)", p.Name, out.Summary.Inconclusive, out.Allowance)
+			res.ControlMissed = fmt.Sprintf("%s: gave up, %d cases inconclusive (%d allowed)", p.Meta().Name, out.Summary.Inconclusive, out.Allowance)
 		default:
-			res.ControlMissed = fmt.Sprintf("%s: %s", p.Name, out.Failed)
+			res.ControlMissed = fmt.Sprintf("%s: %s", p.Meta().Name, out.Failed)
 		}
 	}
 	if r.Figures && e.Figures != nil && ctx.Err() == nil {

@@ -93,14 +93,15 @@ func TestUndecidedRates(t *testing.T) {
 		seed = testSeed(t)
 	}
 	for _, e := range Entries() {
-		for _, p := range e.Claims {
+		for _, prop := range e.Claims {
+			p := prop.Meta()
 			if p.Undecided.Of == 0 {
 				continue
 			}
 			t.Run(e.ID+"/"+p.Name, func(t *testing.T) {
 				count := 0
-				for _, c := range Sample(p.Gen, seed, p.Undecided.Of) {
-					switch v := p.Check(testRunner(t), c); v.Status {
+				for _, c := range sample(prop.Generator(testRunner(t)), seed, p.Undecided.Of) {
+					switch v := prop.Verdict(testRunner(t), c); v.Status {
 					case theorems.Inconclusive:
 						count++
 					case theorems.Holds:

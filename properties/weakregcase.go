@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
@@ -153,16 +152,15 @@ func (c WeakRegCase) nearOptimal(data *dataset.Dataset, opt []theorems.RegOptimu
 
 // GenWeakReg generates weak-regularization cases: exp or logistic loss,
 // random importance weights, any r of regExponents.
-func GenWeakReg() gopter.Gen {
-	return gen.Struct(reflect.TypeOf(WeakRegCase{}), map[string]gopter.Gen{
-		"Class": GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeRandomIW}),
+func GenWeakReg() Gen[WeakRegCase] {
+	return structOf[WeakRegCase](map[string]gopter.Gen{
+		"Class": gopter.Gen(GenClass(false, []int{LossExp, LossLogistic}, []int{SchemeRandomIW})),
 		"R":     gen.IntRange(0, 2),
 	})
 }
 
-func weakNormsProperty(name string, lambdas []float64) Property {
-	return Property{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(WeakRegCase)
+func weakNormsProperty(name string, lambdas []float64) Property[WeakRegCase] {
+	return Property[WeakRegCase]{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, c WeakRegCase) theorems.Verdict {
 		data, opt, err := c.Ladder(r, lambdas)
 		if err != nil {
 			return theorems.Undecided("optima: %v", err)
@@ -175,9 +173,8 @@ func weakNormsProperty(name string, lambdas []float64) Property {
 // weakMarginsProperty applies XY-P3's check to the ladder of optima with
 // near-optimal points, or (random) to points of the optima's norms in a
 // fixed random separating direction instead of the optima.
-func weakMarginsProperty(name string, random bool) Property {
-	return Property{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, x any) theorems.Verdict {
-		c := x.(WeakRegCase)
+func weakMarginsProperty(name string, random bool) Property[WeakRegCase] {
+	return Property[WeakRegCase]{Name: name, Gen: GenWeakReg(), Check: func(r *Runner, c WeakRegCase) theorems.Verdict {
 		data, opt, err := c.Ladder(r, weakLadder)
 		if err != nil {
 			return theorems.Undecided("optima: %v", err)

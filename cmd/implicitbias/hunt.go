@@ -29,14 +29,15 @@ func runHunt(r *properties.Runner, id, key string, stdout, stderr io.Writer) int
 	}
 	e := entries[0]
 	var keys []string
-	var ctl *properties.Property
-	for i, c := range e.Controls {
-		if c.Drops == "" {
+	var ctl properties.Prop
+	for _, c := range e.Controls {
+		drops := c.Meta().Drops
+		if drops == "" {
 			continue
 		}
-		keys = append(keys, c.Drops)
-		if c.Drops == key && ctl == nil {
-			ctl = &e.Controls[i]
+		keys = append(keys, drops)
+		if drops == key && ctl == nil {
+			ctl = c
 		}
 	}
 	if ctl == nil {
@@ -46,15 +47,15 @@ func runHunt(r *properties.Runner, id, key string, stdout, stderr io.Writer) int
 	params.MinSuccessfulTests = []int{200, 1000, 5000}[r.Budget]
 	props := gopter.NewProperties(params)
 	var found theorems.Verdict
-	props.Property(fmt.Sprintf("%s without %q (%s)", id, key, ctl.Name), prop.ForAll(func(c any) *gopter.PropResult {
-		v := ctl.Check(r, c)
+	props.Property(fmt.Sprintf("%s without %q (%s)", id, key, ctl.Meta().Name), prop.ForAll(func(c any) *gopter.PropResult {
+		v := ctl.Verdict(r, c)
 		if properties.Caught(v) {
 			found = v
 			return gopter.NewPropResult(false, v.String())
 		}
 		return gopter.NewPropResult(true, "")
 	}, ctl.Generator(r)))
-	fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Name)
+	fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Meta().Name)
 	ok := props.Run(gopter.NewFormatedReporter(true, 100, stdout))
 	if ok {
 		fmt.Fprintf(stdout, "No counterexample in %d cases: the claim survived dropping %q here.\n", params.MinSuccessfulTests, key)

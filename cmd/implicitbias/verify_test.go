@@ -94,7 +94,7 @@ func TestInterrupted(t *testing.T) {
 func TestEveryControlHasAKey(t *testing.T) {
 	for _, e := range properties.Entries() {
 		for _, c := range e.Controls {
-			assert.NotEmpty(t, c.Drops, "%s: control %q has no Drops key", e.ID, c.Name)
+			assert.NotEmpty(t, c.Meta().Drops, "%s: control %q has no Drops key", e.ID, c.Meta().Name)
 		}
 	}
 }
