@@ -1,0 +1,97 @@
+package properties
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/theorems"
+)
+
+// KernelSweepCase is a ZD-L3 case: the activation, the data and the
+// initialization seeds; Bottleneck (the negative control) keeps the first
+// hidden layer at 4 units while the second grows, so that not every width
+// tends to infinity (Lemma 3's hypothesis).
+type KernelSweepCase struct {
+	Act        int
+	Data, Init uint64
+	Bottleneck bool
+	// Fault names an engine fault planted in the network (package
+	// faults); empty for the claims.
+	Fault string
+}
+
+func (c KernelSweepCase) withFault(name string) any { c.Fault = name; return c }
+
+func (c KernelSweepCase) act() models.Activation { return ntkActs[pick(c.Act, len(ntkActs))] }
+
+// spec returns the network of width w ("W" in descriptions).
+func (c KernelSweepCase) spec(r *Runner, w any) string {
+	if c.Bottleneck {
+		return fmt.Sprintf("ntk:%s:4-%v", c.act(), w)
+	}
+	return ntkSpec(c.act(), 2, w)
+}
+
+func (c KernelSweepCase) describe(r *Runner) string {
+	s := kernelSize(r)
+	return fmt.Sprintf("%s, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), s.widths, s.seeds, c.Data, c.Init) + faultSuffix(c.Fault)
+}
+
+// GenKernelSweep generates ZD-L3 cases.
+func GenKernelSweep(bottleneck bool) Gen[KernelSweepCase] {
+	return Gen[KernelSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) KernelSweepCase {
+		return KernelSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Bottleneck: bottleneck}
+	}))
+}
+
+// Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
+// parallel (cached per case and budget: the figures reuse them).
+func (c KernelSweepCase) Run(r *Runner) ([]theorems.KernelWidth, error) {
+	return r.kernelRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.KernelWidth, error) { return c.run(r) })
+}
+
+func (c KernelSweepCase) run(r *Runner) ([]theorems.KernelWidth, error) {
+	s := kernelSize(r)
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
+	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
+	out := make([]theorems.KernelWidth, len(s.widths))
+	for i, w := range s.widths {
+		out[i] = theorems.KernelWidth{Width: w, Grams: make([][]float64, s.seeds)}
+	}
+	errs := make([]error, len(s.widths)*s.seeds)
+	runParallel(len(errs), func(j int) {
+		i, k := j/s.seeds, j%s.seeds
+		net, err := buildNTK(c.spec(r, s.widths[i]), f)
+		if err != nil {
+			errs[j] = err
+			return
+		}
+		theta := make([]float64, net.NumParams())
+		net.Init(rand.New(rand.NewPCG(c.Init+uint64(k), uint64(s.widths[i]))), theta)
+		g := make([]float64, ntkN*ntkN)
+		net.Kernel(theta, d.train.X, ntkN, d.train.X, ntkN, g)
+		out[i].Grams[k] = g
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c KernelSweepCase) check(r *Runner) theorems.Verdict {
+	ws, err := c.Run(r)
+	if err != nil {
+		return buildFailed(err)
+	}
+	return theorems.NTKConcentration(ntkN, ws)
+}
