@@ -37,10 +37,10 @@ type Runner struct {
 	kktRuns    memo[kktRun]                 // LL-4.4, LL-A9, LL-lin, LL-4.5 (section_c.go)
 	classRuns  memo[*train.Trajectory]      // ZD-T7, ZD-T8, docs/grwclass.md (grwclasscase.go)
 	ladders    memo[[]theorems.RegOptimum]  // XY-P3, XY-C1 (weakregcase.go)
-	kernelRuns memo[[]theorems.KernelWidth] // ZD-L3 and its figure (ntksweep.go)
-	gapRuns    memo[[]theorems.GapRun]      // ZD-T4/L5
-	regRuns    memo[[]theorems.RegRun]      // ZD-T6
-	signRuns   memo[[]theorems.SignRun]     // ZD-T9
+	kernelRuns memo[[]theorems.KernelWidth] // ZD-L3 and its figure (ntkkernel.go)
+	gapRuns    memo[[]theorems.GapRun]      // ZD-T4/L5 (ntkgap.go)
+	regRuns    memo[[]theorems.RegRun]      // ZD-T6 (ntkreg.go)
+	signRuns   memo[[]theorems.SignRun]     // ZD-T9 (ntksign.go)
 }
 
 // NewRunner returns a runner at seed and budget, with no sweep store and

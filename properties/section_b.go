@@ -15,7 +15,7 @@ import (
 
 // Section B of the catalog (and LL-A5 of section A): margin dynamics.
 
-// Run lengths of the asymptotic properties per budget (RunBudget).
+// Run lengths of the asymptotic properties per budget (the Runner's Budget).
 type runLengths struct {
 	flowTarget float64 // log 𝓛 a monotonicity flow runs to
 	flowSteps  int     // its step budget
