@@ -35,6 +35,16 @@
 // non-separable part, and Newton's method for the regularized logistic
 // loss (ZD Thm 9's linear reference).
 //
+// Fits and geometry (fit.go, geometry.go). Least-squares slopes and
+// log-log lines with the slope's standard error (the rate fits of LL Thm
+// 4.3 and of section F's width sweeps),
+//
+//	log y = a + b·log x,  SE(b)² = Σ r_i²/((n − 2)·Σ(log x_i − x̄)²),
+//
+// the angle between directions in the form that keeps small angles exact,
+// ∠(u, v) = 2·asin(‖û − v̂‖/2), and the Kullback–Leibler divergence of
+// normalized weights, KL(p‖q) = Σ p̄_i log(p̄_i/q̄_i) (XY Prop. 1).
+//
 // Box-restricted Gaussians (boxgauss.go): masses, density ratios and χ²
 // divergences of Gaussians restricted to boxes, for XY Thm 1's weights.
 package numerics

@@ -207,7 +207,7 @@ func KLOrderingPairs(seed int64, n int) ([]KLPair, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.KL[k] = theorems.KLDivergence(sol.Alpha, w)
+			p.KL[k] = numerics.KLDivergence(sol.Alpha, w)
 			p.Angle[k] = angle(tr.Theta, sol.W)
 		}
 		out = append(out, p)

@@ -102,7 +102,7 @@ func directionVerdict(sol *numerics.SVM, om *offMargin, p []float64, tr *train.T
 func gapGrowth(sol *numerics.SVM, om *offMargin, p []float64, tr *train.Trajectory) Verdict {
 	z, gamma := om.z, sol.Margin
 	n, _ := z.Dims()
-	kl := KLDivergence(sol.Alpha, p)
+	kl := numerics.KLDivergence(sol.Alpha, p)
 	terms := make([]float64, n)
 	logp := make([]float64, n)
 	for i, v := range p {
@@ -172,7 +172,7 @@ func gapLimit(sol *numerics.SVM, z *mat.Dense, p, q []float64) (float64, error) 
 	for k, i := range support {
 		terms[k] = math.Log(p[i]) - floats.Dot(z.RawRowView(i), delta)
 	}
-	return numerics.LogSumExp(terms) + KLDivergence(sol.Alpha, p), nil
+	return numerics.LogSumExp(terms) + numerics.KLDivergence(sol.Alpha, p), nil
 }
 
 // signedRows returns the rows y_i x_i of binary data.
@@ -242,7 +242,7 @@ func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdi
 	if err != nil || len(wbar) != data.N {
 		return invalid(fmt.Errorf("importance weights: %v (%d for %d samples)", err, len(w), data.N))
 	}
-	kl := KLDivergence(sol.Alpha, wbar)
+	kl := numerics.KLDivergence(sol.Alpha, wbar)
 	gamma := sol.Margin
 	star := sol.Direction()
 	worst, bound := math.Inf(-1), math.NaN()
@@ -269,24 +269,6 @@ func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdi
 		return fy
 	}
 	return dir
-}
-
-// KLDivergence returns KL(p‖q) = Σ p_i log(p_i/q_i) of p/Σp and q/Σq (0
-// log 0 = 0; +Inf when some q_i = 0 < p_i).
-func KLDivergence(p, q []float64) float64 {
-	sp, sq := floats.Sum(p), floats.Sum(q)
-	var kl float64
-	for i, v := range p {
-		if v <= 0 {
-			continue
-		}
-		a, b := v/sp, q[i]/sq
-		if b <= 0 {
-			return math.Inf(1)
-		}
-		kl += a * math.Log(a/b)
-	}
-	return kl
 }
 
 // KLOrdering is XY Prop. 1 (c), the finite-step prediction: of two

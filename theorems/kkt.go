@@ -240,17 +240,8 @@ func MeasureKKTWindow(obj *train.Objective, thetas [][]float64, L float64) (*KKT
 	return k, nil
 }
 
-// angleBetween returns ∠(u, v) as 2·asin(‖û − v̂‖/2), accurate for tiny
-// angles.
-func angleBetween(u, v []float64) float64 {
-	nu, nv := floats.Norm(u, 2), floats.Norm(v, 2)
-	var s float64
-	for i := range u {
-		d := u[i]/nu - v[i]/nv
-		s += d * d
-	}
-	return 2 * math.Asin(math.Min(1, math.Sqrt(s)/2))
-}
+// angleBetween is numerics.Angle.
+func angleBetween(u, v []float64) float64 { return numerics.Angle(u, v) }
 
 // measureVerdict turns a measuring error into a verdict: a case outside the
 // hypotheses is assumption-failed; a measurement that failed numerically

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/symbolic"
 )
 
@@ -297,29 +298,12 @@ func (a *lossAnalysis) checkTightTail() LossHypothesis {
 	h.EvidenceTo = a.Q
 	c := math.Exp(logc)
 	if len(fitU) >= 2 {
-		mu := -slope(fitU, fitR)
+		mu := -numerics.Slope(fitU, fitR)
 		h.Detail = fmt.Sprintf("a = %s, c = %s, μ ≈ %s (−ℓ′(u)e^{au}/c − 1 is at rounding level beyond u = %s)", fmtV(A), fmtV(c), fmtV(mu), fmtQ(u0))
 	} else {
 		h.Detail = fmt.Sprintf("a = %s, c = %s: −ℓ′(u) = c·e^{−au} exactly, to rounding, beyond u = 1", fmtV(A), fmtV(c))
 	}
 	return h
-}
-
-// slope returns the least-squares slope of y against x.
-func slope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(x))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
 }
 
 // checkConvex: ZD Thm 8's convexity of ℓ on ℝ. ℓ″ = (f′² − f″)e^{−f}, so

@@ -1,12 +1,12 @@
 package theorems
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/implicitbias/implicitbias/numerics"
 )
 
 // Section F of the catalog: wide networks in the NTK regime (ZD §4.2, §4.3,
@@ -47,18 +47,12 @@ const (
 	ConcentrationExponent = -1
 )
 
-// LogLogFit is a least-squares line log y = Intercept + Slope·log x.
-type LogLogFit struct {
-	Slope, Intercept float64
-	// SE is the standard error of the slope; DF its degrees of freedom
-	// (0 when it comes from known variances, a normal quantile applies).
-	SE     float64
-	DF     int
-	Points int
-}
+// LogLogFit is numerics' least-squares line log y = Intercept + Slope·log
+// x with the confidence levels of this section attached (HalfWidth).
+type LogLogFit struct{ numerics.LogLogFit }
 
 // HalfWidth returns the one-sided confidence half-width of the slope:
-// SE times the t-quantile (DF > 0) or SlopeZ (DF = 0).
+// SE times the t-quantile at slopeTail (DF > 0) or SlopeZ (DF = 0).
 func (f LogLogFit) HalfWidth() float64 {
 	if f.DF > 0 {
 		return f.SE * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(f.DF)}.Quantile(1-slopeTail)
@@ -71,62 +65,11 @@ func (f LogLogFit) String() string {
 	return fmt.Sprintf("%.3f ± %.3f (%d points)", f.Slope, f.HalfWidth(), f.Points)
 }
 
-// FitLogLog fits log y against log x by least squares. Without sigma the
-// fit is ordinary and the slope's standard error comes from the residuals
-// (DF = points − 2); with sigma (the standard errors of log y_i, known from
-// the sampling) it is weighted by 1/σ_i² and SE = 1/√(Σ w_i (log x_i − x̄)²)
-// (DF = 0). Every x and y must be > 0.
+// FitLogLog is numerics.FitLogLog, whose slope this section tests at its
+// levels (HalfWidth).
 func FitLogLog(x, y, sigma []float64) (LogLogFit, error) {
-	n := len(x)
-	if n != len(y) || (sigma != nil && len(sigma) != n) {
-		return LogLogFit{}, errors.New("theorems: log-log fit of unequal lengths")
-	}
-	if n < 3 {
-		return LogLogFit{}, fmt.Errorf("theorems: log-log fit needs ≥ 3 points, got %d", n)
-	}
-	lx, ly, w := make([]float64, n), make([]float64, n), make([]float64, n)
-	for i := range x {
-		if !(x[i] > 0) || !(y[i] > 0) || math.IsInf(x[i], 0) || math.IsInf(y[i], 0) {
-			return LogLogFit{}, fmt.Errorf("theorems: log-log fit of a non-positive or infinite point (%g, %g)", x[i], y[i])
-		}
-		lx[i], ly[i], w[i] = math.Log(x[i]), math.Log(y[i]), 1
-		if sigma != nil {
-			if !(sigma[i] > 0) || math.IsInf(sigma[i], 0) {
-				return LogLogFit{}, fmt.Errorf("theorems: log-log fit with standard error %g", sigma[i])
-			}
-			w[i] = 1 / (sigma[i] * sigma[i])
-		}
-	}
-	var sw, mx, my float64
-	for i := range lx {
-		sw += w[i]
-		mx += w[i] * lx[i]
-		my += w[i] * ly[i]
-	}
-	mx /= sw
-	my /= sw
-	var sxx, sxy float64
-	for i := range lx {
-		sxx += w[i] * (lx[i] - mx) * (lx[i] - mx)
-		sxy += w[i] * (lx[i] - mx) * (ly[i] - my)
-	}
-	if !(sxx > 0) {
-		return LogLogFit{}, errors.New("theorems: log-log fit needs at least two distinct x")
-	}
-	f := LogLogFit{Slope: sxy / sxx, Points: n}
-	f.Intercept = my - f.Slope*mx
-	if sigma != nil {
-		f.SE = 1 / math.Sqrt(sxx)
-		return f, nil
-	}
-	var rss float64
-	for i := range lx {
-		r := ly[i] - f.Intercept - f.Slope*lx[i]
-		rss += r * r
-	}
-	f.DF = n - 2
-	f.SE = math.Sqrt(rss / float64(f.DF) / sxx)
-	return f, nil
+	f, err := numerics.FitLogLog(x, y, sigma)
+	return LogLogFit{f}, err
 }
 
 // distinctWidths returns the sorted distinct widths of runs.

@@ -102,7 +102,7 @@ func TestGapLimit(t *testing.T) {
 		for i := range terms {
 			terms[i] = math.Log(p[i]) - floats.Dot(z.RawRowView(i), theta)
 		}
-		return numerics.LogSumExp(terms) + sol.Margin*floats.Norm(theta, 2) + KLDivergence(sol.Alpha, p)
+		return numerics.LogSumExp(terms) + sol.Margin*floats.Norm(theta, 2) + numerics.KLDivergence(sol.Alpha, p)
 	}
 	// S(T) = S_∞ + c/log T + O(1/log² T): Richardson's extrapolation
 	// removes c/log T.
