@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // TestSoakFindings reruns, at the seeds where `scripts/soak` found them,
@@ -140,15 +142,13 @@ func TestSoakFindings(t *testing.T) {
 		seed  string
 		tests map[string]func(*testing.T)
 	}{
-		{"1795317677944795", map[string]func(*testing.T){"GenDataSeparable": func(t *testing.T) { genDataSeparable(t, 1795317677944795) }, "ENG-grad control": soakRun(1795317677944795, "ENG-grad", controls, 50)}},
-		{"1795317677952714", map[string]func(*testing.T){"ENG-grad control": soakRun(1795317677952714, "ENG-grad", controls, 50)}},
+		{"1795317677944795", map[string]func(*testing.T){"GenDataSeparable": func(t *testing.T) { genDataSeparable(t, 1795317677944795) }}},
 		{"1795317919953440", map[string]func(*testing.T){"ZD-T1 control": soakRun(1795317919953440, "ZD-T1", controls, 25)}},
 		{"1795317920000954", map[string]func(*testing.T){"LL-4.4": soakRun(1795317920000954, "LL-4.4", claims, 8)}},
 		{"1795317919969278", map[string]func(*testing.T){"LL-4.1 control": soakRun(1795317919969278, "LL-4.1", controls, 20)}},
 		{"1795317919993035", map[string]func(*testing.T){"LL-F control": soakRun(1795317919993035, "LL-F", controls, 10), "LL-4.5": soakRun(1795317919993035, "LL-4.5", claims, 8)}},
 		{"1795327227060551", map[string]func(*testing.T){"LL-G control": soakRun(1795327227060551, "LL-G", controls, 10)}},
 		{"1795336477017030", map[string]func(*testing.T){"XY-P2": soakRun(1795336477017030, "XY-P2", claims, 3)}},
-		{"1795335282021364", map[string]func(*testing.T){"ENG-grad": soakRun(1795335282021364, "ENG-grad", claims, 100)}},
 		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": soakRun(1795336113000100, "XY-P2", controls, 3)}},
 		{"1795336113008019", map[string]func(*testing.T){"ZD-T8": soakRun(1795336113008019, "ZD-T8", claims, 5)}},
 		{"1795337506107226", map[string]func(*testing.T){"LL-K1": soakRun(1795337506107226, "LL-K1", claims, 20)}},
@@ -158,8 +158,7 @@ func TestSoakFindings(t *testing.T) {
 		{"1795337506059712", map[string]func(*testing.T){"LL-lin": soakRun(1795337506059712, "LL-lin", claims, 8), "LL-lin control": soakRun(1795337506059712, "LL-lin", controls, 8)}},
 		{"1795337506020117", map[string]func(*testing.T){"ZD-T7": soakRun(1795337506020117, "ZD-T7", claims, 5)}},
 		{"1795337506336877", map[string]func(*testing.T){"XY-P2": soakRun(1795337506336877, "XY-P2", claims, 3)}},
-		{"1795342569138253", map[string]func(*testing.T){"ENG-grad": soakRun(1795342569138253, "ENG-grad", claims, 100)}},
-		{"1795342569154091", map[string]func(*testing.T){"ENG-grad": soakRun(1795342569154091, "ENG-grad", claims, 100), "ZD-T7": soakRun(1795342569154091, "ZD-T7", claims, 5)}},
+		{"1795342569154091", map[string]func(*testing.T){"ZD-T7": soakRun(1795342569154091, "ZD-T7", claims, 5)}},
 		{"1795345548068000", map[string]func(*testing.T){"XY-P1 control": soakRun(1795345548068000, "XY-P1", controls, 5)}},
 		{"1795345548060081", map[string]func(*testing.T){"LL-K1": soakRun(1795345548060081, "LL-K1", claims, 20)}},
 		{"1795347598097907", map[string]func(*testing.T){"XY-P2 control": soakRun(1795347598097907, "XY-P2", controls, 3)}},
@@ -181,6 +180,64 @@ func TestSoakFindings(t *testing.T) {
 				t.Run(name, f)
 			}
 		})
+	}
+}
+
+// TestSoakCases keeps cases that soak runs found failing as literal values
+// (as gonum's lp/simplex_test.go keeps "cases collected from failures
+// during randomized testing"), not as seeds, whose draws change when a
+// generator does: each is judged by the property it failed, which must now
+// give the wanted verdict. (TestSoakFindings still reruns the seeds of the
+// other findings; moving them here is issue 22's item 5.)
+func TestSoakCases(t *testing.T) {
+	r := testRunner(t)
+	for _, tc := range []struct {
+		seed     string // the soak seed that found it (docs/trust.md)
+		id, name string // the entry and its property
+		c        any
+		want     theorems.Status
+	}{
+		// A degree-7 CNN, cnn:relu2:6c1,5c3-max1:8/2, where ‖∇Φ‖ = 4e-8: the
+		// second-order differences' truncation error was 6e-6.
+		{"1795335282021364", "ENG-grad", "model gradients ∇Φ",
+			ArchCase{Family: 3, Depth: 4, Width: 38, Act: 3, In: 3, Outputs: 2, Samples: 3, Conv: 2, Seed: 0x54e853ecf3a32217}, theorems.Holds},
+		// Squared losses on one sample near its fit (mlp:lrelu0.1:3x55,
+		// cnn:relu2:4c2,2c1:8): log F is singular 3.7e-5 away.
+		{"1795342569138253", "ENG-grad", "objective gradients ∇ log 𝓛",
+			LossCase{Arch: ArchCase{Family: 2, Depth: 3, Width: 55, Act: 1, In: 2, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xf5d263b72a30e096}, Loss: 4}, theorems.Holds},
+		{"1795342569154091", "ENG-grad", "objective gradients ∇ log 𝓛",
+			LossCase{Arch: ArchCase{Family: 3, Depth: 3, Width: 43, Act: 3, In: 5, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xcc47b97287dc0bb}, Loss: 4}, theorems.Holds},
+	} {
+		t.Run(tc.seed+"/"+tc.id, func(t *testing.T) {
+			var p Prop
+			for _, q := range entry(t, tc.id).Claims {
+				if q.Meta().Name == tc.name {
+					p = q
+				}
+			}
+			if p == nil {
+				t.Fatalf("%s has no property %q", tc.id, tc.name)
+			}
+			if v := p.Verdict(r, tc.c); v.Status != tc.want {
+				t.Errorf("%v: %v, want %v", tc.c, v, tc.want)
+			}
+		})
+	}
+}
+
+// TestSoakCasesOutsideBackwardControl: the cases on which ENG-grad's
+// "wrong backward pass" control was not caught (soak seeds
+// 1795317677944795, 1795317677952714: cnn:relu3:1c1-max1,4c3-avg1 and
+// cnn:relu:1c1-avg2:1/3) have a one-entry first block, whose reversal is
+// no fault at all; the control's generator leaves them out.
+func TestSoakCasesOutsideBackwardControl(t *testing.T) {
+	for _, c := range []ArchCase{
+		{Family: 3, Depth: 2, Width: 27, Act: 4, In: 10, Outputs: 1, Samples: 1, Conv: 2, Seed: 0x6dcb378177552085},
+		{Family: 3, Depth: 4, Width: 1, Act: 0, In: 2, Outputs: 3, Samples: 2, Conv: 1, Seed: 0xfde0cb087d9cfbef},
+	} {
+		if firstBlockReversible(c) {
+			t.Errorf("%v: the backward control would draw it", c)
+		}
 	}
 }
 
