@@ -9,7 +9,10 @@ import (
 )
 
 // TestSoakFindings reruns, at the seeds where `scripts/soak` found them,
-// the property tests that failed (docs/trust.md):
+// the property tests that failed (docs/trust.md). The findings whose case
+// is kept as a literal instead (ENG-grad's, LL-G's and LL-4.2's controls
+// on linear nets: TestSoakCases, TestSoakCasesOutsideBackwardControl) are
+// no longer rerun here; the list keeps their history:
 //
 //   - seed 1795317677944795: TestGenDataSeparable failed on a dead
 //     3-class CNN teacher (cnn:relu2:6c1-max2,1c2:8/3), which DataCase.Build
@@ -147,12 +150,10 @@ func TestSoakFindings(t *testing.T) {
 		{"1795317920000954", map[string]func(*testing.T){"LL-4.4": soakRun(1795317920000954, "LL-4.4", claims, 8)}},
 		{"1795317919969278", map[string]func(*testing.T){"LL-4.1 control": soakRun(1795317919969278, "LL-4.1", controls, 20)}},
 		{"1795317919993035", map[string]func(*testing.T){"LL-F control": soakRun(1795317919993035, "LL-F", controls, 10), "LL-4.5": soakRun(1795317919993035, "LL-4.5", claims, 8)}},
-		{"1795327227060551", map[string]func(*testing.T){"LL-G control": soakRun(1795327227060551, "LL-G", controls, 10)}},
 		{"1795336477017030", map[string]func(*testing.T){"XY-P2": soakRun(1795336477017030, "XY-P2", claims, 3)}},
 		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": soakRun(1795336113000100, "XY-P2", controls, 3)}},
 		{"1795336113008019", map[string]func(*testing.T){"ZD-T8": soakRun(1795336113008019, "ZD-T8", claims, 5)}},
 		{"1795337506107226", map[string]func(*testing.T){"LL-K1": soakRun(1795337506107226, "LL-K1", claims, 20)}},
-		{"1795337506035955", map[string]func(*testing.T){"LL-4.2 control": soakRun(1795337506035955, "LL-4.2", controls, 10)}},
 		{"1795337506233930", map[string]func(*testing.T){"LL-K1": soakRun(1795337506233930, "LL-K1", claims, 20)}},
 		{"1795337506210173", map[string]func(*testing.T){"ZD-T4/L5 control": soakRun(1795337506210173, "ZD-T4/L5", controls, 1)}},
 		{"1795337506059712", map[string]func(*testing.T){"LL-lin": soakRun(1795337506059712, "LL-lin", claims, 8), "LL-lin control": soakRun(1795337506059712, "LL-lin", controls, 8)}},
@@ -207,10 +208,22 @@ func TestSoakCases(t *testing.T) {
 			LossCase{Arch: ArchCase{Family: 2, Depth: 3, Width: 55, Act: 1, In: 2, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xf5d263b72a30e096}, Loss: 4}, theorems.Holds},
 		{"1795342569154091", "ENG-grad", "objective gradients ∇ log 𝓛",
 			LossCase{Arch: ArchCase{Family: 3, Depth: 3, Width: 43, Act: 3, In: 5, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xcc47b97287dc0bb}, Loss: 4}, theorems.Holds},
+		// The too-large-step controls on linear nets in 2-D (mlp:id:2x5 in=2
+		// N=14; deeplinear:2x9 in=2), on which the margin grew at every
+		// overshooting step: no violation to see, so undecided (the
+		// independent recomputation from the records finds no drop), not a
+		// miss.
+		{"1795327227060551", "LL-G", "GD with η = max(100/κ, ρ₀/‖∇𝓛‖)",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 2, Width: 5, Act: 6, In: 2, Samples: 1, Seed: 0xbb6ef8a975e7cf71}, N: 14, Classes: 2, Separable: true, MarginFrac: 0.26699454493397917},
+				Loss: 2, Losses: []string{"exp", "logistic", "ce"}, Noise: 0.122373859793186, Seed: 0xdd65f7e782bc92f3}, theorems.Inconclusive},
+		{"1795337506035955", "LL-4.2", "too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 1, Depth: 2, Width: 9, Act: 5, In: 2, Samples: 1, Seed: 0x166f9df161f42bc8}, N: 9, Classes: 2, Separable: true, MarginFrac: 0.25486110020090447},
+				Losses: []string{"exp"}, Noise: 0.2565780521321184, Seed: 0x4dee95f381b02c54}, theorems.Inconclusive},
 	} {
 		t.Run(tc.seed+"/"+tc.id, func(t *testing.T) {
 			var p Prop
-			for _, q := range entry(t, tc.id).Claims {
+			e := entry(t, tc.id)
+			for _, q := range append(append([]Prop(nil), e.Claims...), e.Controls...) {
 				if q.Meta().Name == tc.name {
 					p = q
 				}
