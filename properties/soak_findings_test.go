@@ -11,7 +11,8 @@ import (
 // TestSoakFindings reruns, at the seeds where `scripts/soak` found them,
 // the property tests that failed (docs/trust.md). The findings whose case
 // is kept as a literal instead (ENG-grad's, LL-G's and LL-4.2's controls
-// on linear nets: TestSoakCases, TestSoakCasesOutsideBackwardControl) are
+// on linear nets, LL-K1's stalls: TestSoakCases,
+// TestSoakCasesOutsideBackwardControl) are
 // no longer rerun here; the list keeps their history:
 //
 //   - seed 1795317677944795: TestGenDataSeparable failed on a dead
@@ -153,15 +154,12 @@ func TestSoakFindings(t *testing.T) {
 		{"1795336477017030", map[string]func(*testing.T){"XY-P2": soakRun(1795336477017030, "XY-P2", claims, 3)}},
 		{"1795336113000100", map[string]func(*testing.T){"XY-P2 control": soakRun(1795336113000100, "XY-P2", controls, 3)}},
 		{"1795336113008019", map[string]func(*testing.T){"ZD-T8": soakRun(1795336113008019, "ZD-T8", claims, 5)}},
-		{"1795337506107226", map[string]func(*testing.T){"LL-K1": soakRun(1795337506107226, "LL-K1", claims, 20)}},
-		{"1795337506233930", map[string]func(*testing.T){"LL-K1": soakRun(1795337506233930, "LL-K1", claims, 20)}},
 		{"1795337506210173", map[string]func(*testing.T){"ZD-T4/L5 control": soakRun(1795337506210173, "ZD-T4/L5", controls, 1)}},
 		{"1795337506059712", map[string]func(*testing.T){"LL-lin": soakRun(1795337506059712, "LL-lin", claims, 8), "LL-lin control": soakRun(1795337506059712, "LL-lin", controls, 8)}},
 		{"1795337506020117", map[string]func(*testing.T){"ZD-T7": soakRun(1795337506020117, "ZD-T7", claims, 5)}},
 		{"1795337506336877", map[string]func(*testing.T){"XY-P2": soakRun(1795337506336877, "XY-P2", claims, 3)}},
 		{"1795342569154091", map[string]func(*testing.T){"ZD-T7": soakRun(1795342569154091, "ZD-T7", claims, 5)}},
 		{"1795345548068000", map[string]func(*testing.T){"XY-P1 control": soakRun(1795345548068000, "XY-P1", controls, 5)}},
-		{"1795345548060081", map[string]func(*testing.T){"LL-K1": soakRun(1795345548060081, "LL-K1", claims, 20)}},
 		{"1795347598097907", map[string]func(*testing.T){"XY-P2 control": soakRun(1795347598097907, "XY-P2", controls, 3)}},
 		{"1795347598058312", map[string]func(*testing.T){"LL-4.4": soakRun(1795347598058312, "LL-4.4", claims, 8)}},
 		{"1795347598050393", map[string]func(*testing.T){"LL-A9": soakRun(1795347598050393, "LL-A9", claims, 8)}},
@@ -219,6 +217,20 @@ func TestSoakCases(t *testing.T) {
 		{"1795337506035955", "LL-4.2", "too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step",
 			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 1, Depth: 2, Width: 9, Act: 5, In: 2, Samples: 1, Seed: 0x166f9df161f42bc8}, N: 9, Classes: 2, Separable: true, MarginFrac: 0.25486110020090447},
 				Losses: []string{"exp"}, Noise: 0.2565780521321184, Seed: 0x4dee95f381b02c54}, theorems.Inconclusive},
+		// LL-K1's loss-based schedule stalled: before separating (mlp:relu:3x5,
+		// mlp:relu3:2x4), which LL App. K.1 does not cover (it starts from a
+		// separated point), and after separating on a kinked net
+		// (mlp:lrelu0.1:3x6), which LL's GD analysis (C²) does not cover:
+		// undecided, not violated.
+		{"1795337506107226", "LL-K1", "loss-based schedule, every homogeneous activation, exp and logistic",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 3, Width: 5, In: 5, Samples: 1, Seed: 0xe894ba65169e3858}, N: 13, Classes: 2, Separable: true, MarginFrac: 0.35864995394650523},
+				Losses: []string{"exp", "logistic"}, Noise: 0.2059246716497557, Seed: 0x2af47ff1d5cae79c}, theorems.Inconclusive},
+		{"1795337506233930", "LL-K1", "loss-based schedule, every homogeneous activation, exp and logistic",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 2, Width: 4, Act: 4, In: 3, Samples: 1, Seed: 0x8e9b5e1ac502c6d6}, N: 12, Classes: 2, Separable: true, MarginFrac: 0.10590232092545786},
+				Losses: []string{"exp", "logistic"}, Noise: 0.2914702566861793, Seed: 0xb251adf9729d4f8b}, theorems.Inconclusive},
+		{"1795345548060081", "LL-K1", "loss-based schedule, every homogeneous activation, exp and logistic",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 3, Width: 6, Act: 1, In: 2, Samples: 1, Seed: 0x7deca4107b33035}, N: 15, Classes: 2, Separable: true, MarginFrac: 0.42092098235300335},
+				Losses: []string{"exp", "logistic"}, Noise: 0.17532852410738403, Seed: 0x4618198dfe31ba79}, theorems.Inconclusive},
 	} {
 		t.Run(tc.seed+"/"+tc.id, func(t *testing.T) {
 			var p Prop
