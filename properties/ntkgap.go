@@ -118,21 +118,9 @@ func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
 		d.train.Y[0] += 2
 	}
 	// Widest first, so that the longest jobs do not start last.
-	n := len(s.widths) * s.seeds
-	out := make([]theorems.GapRun, n)
-	have := make([]bool, n)
-	errs := make([]error, n)
-	runParallel(n, func(j int) {
-		w := s.widths[len(s.widths)-1-j/s.seeds]
-		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, incomplete(r.Store, c.describe(r), have)
+	return sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
+		return s.widths[len(s.widths)-1-j/s.seeds], c.Init + uint64(j%s.seeds)
+	}, func(w int, seed uint64) (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
 }
 
 // job trains the four runs of one (width, seed): the network and its

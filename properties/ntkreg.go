@@ -112,23 +112,14 @@ func (c RegSweepCase) run(r *Runner) ([]theorems.RegRun, error) {
 		return nil, err
 	}
 	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
-	n := len(s.widths) * s.seeds
-	out := make([][]theorems.RegRun, n)
-	have := make([]bool, n)
-	errs := make([]error, n)
-	runParallel(n, func(j int) {
-		w := s.widths[len(s.widths)-1-j/s.seeds]
-		seed := c.Init + uint64(j%s.seeds)
-		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
-	})
+	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
+		return s.widths[len(s.widths)-1-j/s.seeds], c.Init + uint64(j%s.seeds)
+	}, func(w int, seed uint64) ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
 	var all []theorems.RegRun
-	for j, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, out[j]...)
+	for _, o := range out {
+		all = append(all, o...)
 	}
-	return all, incomplete(r.Store, c.describe(r), have)
+	return all, err
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of

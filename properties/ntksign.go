@@ -122,26 +122,17 @@ func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
 		return nil, err
 	}
 	d := makeNTKData(c.Data, ntkN, ntkD, signTest, true)
-	n := len(s.widths) * s.seeds
-	out := make([][]theorems.SignRun, n)
-	have := make([]bool, n)
-	errs := make([]error, n)
 	// Seed by seed, widest first within a seed: an interrupted long run
 	// (sweep store) holds whole seed columns, and the widest jobs are spread
 	// over the run.
-	runParallel(n, func(j int) {
-		w := s.widths[len(s.widths)-1-j%len(s.widths)]
-		seed := c.Init + uint64(j/len(s.widths))
-		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() ([]theorems.SignRun, error) { return c.job(r, d, f, w, seed) })
-	})
+	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
+		return s.widths[len(s.widths)-1-j%len(s.widths)], c.Init + uint64(j/len(s.widths))
+	}, func(w int, seed uint64) ([]theorems.SignRun, error) { return c.job(r, d, f, w, seed) })
 	var all []theorems.SignRun
-	for j, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, out[j]...)
+	for _, o := range out {
+		all = append(all, o...)
 	}
-	return all, incomplete(r.Store, c.describe(r), have)
+	return all, err
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized

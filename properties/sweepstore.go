@@ -111,6 +111,27 @@ func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error
 	return res, true, nil
 }
 
+// sweepJobs runs the n jobs of the sweep of case c in parallel through r's
+// store (storedJob): at(j) names job j's width and seed, job computes it.
+// It returns the results in job order and, when some job belongs to
+// another shard, ErrSweepIncomplete (incomplete); the first job error
+// alone otherwise.
+func sweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	have := make([]bool, n)
+	errs := make([]error, n)
+	runParallel(n, func(j int) {
+		w, seed := at(j)
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, incomplete(r.Store, c.describe(r), have)
+}
+
 // incomplete returns ErrSweepIncomplete with the counts when some job is
 // missing, nil otherwise.
 func incomplete(s *SweepStore, what string, have []bool) error {
