@@ -11,7 +11,7 @@
 // checks an entry by the one rule of Decide; the CLI's verify runs it,
 // and the package's tests (named by catalog ID, such as
 // TestLL_B3_EulerIdentity) run the same path with one line,
-// Assert(t, "LL-B3"). docs/architecture.md follows one claim through it.
+// Assert(t, id). docs/architecture.md follows one claim through it.
 //
 // Cases are described by small integers and a seed, so that gopter shrinks a
 // failing case to a readable one (a spec string and a seed) that reproduces
