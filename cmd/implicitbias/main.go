@@ -57,6 +57,7 @@ func init() {
 		{"loss", "check a loss formula against the hypotheses (LL B3/B4, XY tail, ZD Thm 8)", lossUsage, runLoss},
 		{"maxmargin", "solve the hard-margin SVM without intercept (linear or kernel) and print it as JSON", maxmarginUsage, runMaxMargin},
 		{"kkt", "train by GD and print the KKT residuals of the max-margin problem along training", kktUsage, runKKT},
+		{"check", "check a recorded training run (PyTorch, NumPy or train --export-npz) against the theorems", checkUsage, runCheck},
 		{"grwclass", "final angles to the SVM direction per GRW scheme, logistic vs polynomial tail (a Markdown table)", grwclassUsage, runGRWClass},
 	}
 }
