@@ -456,15 +456,21 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 			return nil, fmt.Errorf("weights has shape %s, want (n,) or (%d, n)", w.shapeString(), T)
 		}
 	}
+	if o, ok := arrays["outputs"]; ok {
+		if !o.exact || (len(o.shape) != 1 && len(o.shape) != 2) || (t.X != nil && o.shape[0] != t.N) {
+			return nil, fmt.Errorf("outputs has dtype %s and shape %s, want float64 (n,) or (n, K): net(X) at the last record", o.dtype, o.shapeString())
+		}
+		t.Outputs = o.f
+	}
 	for _, name := range order {
 		a := arrays[name]
 		key, ok := strings.CutPrefix(name, "theta/")
 		if !ok {
 			switch name {
-			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "y", "weights":
+			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "y", "weights", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, y, weights, modules, local_error)", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, y, weights, modules, outputs, local_error)", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")

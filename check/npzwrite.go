@@ -101,6 +101,11 @@ func WriteNPZ(w io.Writer, t *Trajectory) error {
 			return err
 		}
 	}
+	if t.Outputs != nil {
+		if err := put("outputs", "<f8", []int{t.N, len(t.Outputs) / max(t.N, 1)}, floats(t.Outputs)); err != nil {
+			return err
+		}
+	}
 	if t.Modules != nil {
 		if err := putStrings(put, "modules", t.Modules, []int{len(t.Modules)}); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
@@ -91,6 +92,9 @@ type Report struct {
 	// consecutive records (theorems.DescentSteps): holds for full-batch
 	// gradient descent on the loss read.
 	Premise theorems.Verdict
+	// OutputsDiff is ‖Φ_engine − Φ_run‖∞/‖Φ_run‖∞ at the last record when
+	// the run recorded its outputs (CompareOutputs), NaN otherwise.
+	OutputsDiff float64
 }
 
 // Check is Run with the measured rows and the premise.
@@ -111,6 +115,10 @@ func Check(t *Trajectory, model models.Model, data *dataset.Dataset, opts Option
 	if err != nil {
 		return nil, err
 	}
+	diff, err := CompareOutputs(t, model)
+	if err != nil {
+		return nil, err
+	}
 	obj, err := train.NewObjective(model, loss, data)
 	if err != nil {
 		return nil, err
@@ -119,7 +127,7 @@ func Check(t *Trajectory, model models.Model, data *dataset.Dataset, opts Option
 	if err != nil {
 		return nil, err
 	}
-	return &Report{Results: r.results(), Rows: r.rows(), Premise: r.gd}, nil
+	return &Report{Results: r.results(), Rows: r.rows(), Premise: r.gd, OutputsDiff: diff}, nil
 }
 
 // recorded is a run re-measured by the engine: the records as a
@@ -134,6 +142,9 @@ type recorded struct {
 	gd theorems.Verdict
 	// weightsVary reports GRW weights that change along the run.
 	weightsVary bool
+	// biasFreeL is the order L of the model without its bias terms (0 when
+	// that is not homogeneous either, or the model has no biases).
+	biasFreeL float64
 	figures     []theorems.Figure
 }
 
@@ -220,6 +231,11 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 		r.tr.Weighting = "recorded"
 	}
 	r.gd = r.descentPremise()
+	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
+		if m, err := models.Parse(spec, obj.Model.In()); err == nil && m.Degree().Homogeneous {
+			r.biasFreeL = m.Degree().Order
+		}
+	}
 	return r, nil
 }
 

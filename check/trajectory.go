@@ -49,6 +49,10 @@ type Trajectory struct {
 	// recorded; they name the activations, which the state_dict does not
 	// carry.
 	Modules []string
+	// Outputs are the network's outputs on X at the last record (N×K,
+	// row-major), when recorded: Check compares the mapped model's with
+	// them (MappingTolerance).
+	Outputs []float64
 	// LocalError[t] is an integrator's summed local error estimate ‖e‖₂
 	// of the steps that led to record t (flows only; optional).
 	LocalError []float64
@@ -170,6 +174,16 @@ func (t *Trajectory) Validate() error {
 				if !(v >= 0) || math.IsInf(v, 0) {
 					return fmt.Errorf("weights: record %d sample %d is %v, want a finite number ≥ 0", i, j, v)
 				}
+			}
+		}
+	}
+	if t.Outputs != nil {
+		if t.X == nil || len(t.Outputs)%t.N != 0 {
+			return fmt.Errorf("outputs: %d values, not a multiple of the %d samples of X", len(t.Outputs), t.N)
+		}
+		for i, v := range t.Outputs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("outputs: entry %d is %v", i, v)
 			}
 		}
 	}

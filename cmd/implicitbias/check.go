@@ -110,6 +110,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if note != "" {
 			fmt.Fprintf(stdout, "note: %s\n", note)
 		}
+		if !math.IsNaN(rep.OutputsDiff) {
+			fmt.Fprintf(stdout, "mapping: the engine's outputs at the last record agree with the run's to %.2g relative (bound %g)\n", rep.OutputsDiff, check.MappingTolerance)
+		}
 		fmt.Fprintf(stdout, "gradient-descent premise (every recorded step is −η∇𝓛): %s\n\n", rep.Premise)
 		if err := report.WriteEntries(stdout, rep.Results); err != nil {
 			return fail(stderr, "check", err)

@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=15)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--act", default="relu", help="relu or relu<k> (e.g. relu3)")
+    ap.add_argument("--loss", choices=["logistic", "exp"], default="logistic")
     ap.add_argument("--data", default=os.path.join(here, "..", "..", "fixtures", "data", "digits.csv"))
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -111,7 +112,10 @@ def main():
             break
         opt.zero_grad()
         margins = yt * net(Xt).squeeze(1)
-        loss = torch.nn.functional.softplus(-margins).mean()
+        if a.loss == "exp":
+            loss = torch.exp(-margins).mean()
+        else:
+            loss = torch.nn.functional.softplus(-margins).mean()
         loss.backward()
         opt.step()
 
