@@ -145,7 +145,7 @@ type recorded struct {
 	// biasFreeL is the order L of the model without its bias terms (0 when
 	// that is not homogeneous either, or the model has no biases).
 	biasFreeL float64
-	figures     []theorems.Figure
+	figures   []theorems.Figure
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,

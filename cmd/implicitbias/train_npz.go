@@ -64,4 +64,3 @@ func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []f
 	}
 	return tr, nil
 }
-

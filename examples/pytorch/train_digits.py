@@ -128,6 +128,8 @@ def main():
         arrays["theta/" + k] = np.stack(v).astype(np.float64)
     arrays["X"] = X
     arrays["y"] = y
+    with torch.no_grad():
+        arrays["outputs"] = net(Xt).numpy()  # net(X) at the last record: check compares its own
     arrays["modules"] = np.array([str(m) for m in net])
     np.savez_compressed(a.out, **arrays)
     print(f"{a.out}: {len(steps)} records, final loss {loss.item():.6g}")
