@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/implicitbias/implicitbias/models"
 )
 
 // Mapping is the model spec a recorded run's tensors map to (doc.go has the
@@ -174,7 +176,12 @@ func MapModel(t *Trajectory) (Mapping, error) {
 	if len(ls) == 1 {
 		act = "id"
 	}
-	return Mapping{Spec: specOf(ls, act), In: ls[0].in, Note: note}, nil
+	// The engine's own name for the spec (mlp:relu:8 is mlp:relu:2x8).
+	net, err := models.Parse(specOf(ls, act), ls[0].in)
+	if err != nil {
+		return Mapping{}, err
+	}
+	return Mapping{Spec: net.String(), In: ls[0].in, Note: note}, nil
 }
 
 // mapModules checks the modules against the layers and returns the

@@ -15,14 +15,14 @@ import (
 func TestMappingMatchesPyTorch(t *testing.T) {
 	cases := []struct{ file, spec string }{
 		{"map_linear.npz", "linear"},
-		{"map_relu.npz", "mlp:relu:7"},
+		{"map_relu.npz", "mlp:relu:2x7"},
 		{"map_lrelu3.npz", "mlp:lrelu0.2:6-4"},
-		{"map_relupow3.npz", "mlp:relu3:6"},
-		{"map_square.npz", "mlp:quad:4"},
-		{"map_deeplinear.npz", "mlp:id:3-3"},
-		{"map_multiclass.npz", "mlp:relu:6/3"},
-		{"map_bias.npz", "mlp:relu:6+bias@1+bias@2"},
-		{"map_tanh.npz", "mlp:tanh:6"},
+		{"map_relupow3.npz", "mlp:relu3:2x6"},
+		{"map_square.npz", "mlp:quad:2x4"},
+		{"map_deeplinear.npz", "mlp:id:3x3"},
+		{"map_multiclass.npz", "mlp:relu:2x6/3"},
+		{"map_bias.npz", "mlp:relu:2x6+bias@1+bias@2"},
+		{"map_tanh.npz", "mlp:tanh:2x6"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -117,7 +117,7 @@ func TestReadNPZValid(t *testing.T) {
 		t.Fatalf("θ layout: %v", tr.Theta)
 	}
 	m, err := MapModel(tr)
-	if err != nil || m.Spec != "mlp:relu:3" {
+	if err != nil || m.Spec != "mlp:relu:2x3" {
 		t.Fatalf("spec %q, %v", m.Spec, err)
 	}
 }

@@ -1,0 +1,141 @@
+package check
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// sameVerdict reports whether two verdicts agree in status and statistic
+// (bit for bit, NaN equal to NaN).
+func sameVerdict(a, b theorems.Verdict) bool {
+	same := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+	return a.Status == b.Status && same(a.Statistic, b.Statistic) && same(a.Bound, b.Bound)
+}
+
+// exported runs the engine's own run through the file format: FromTrain,
+// WriteNPZ, ReadNPZ, MapModel, Check.
+func exported(t *testing.T, tr *train.Trajectory, model models.Model, data *dataset.Dataset, loss string) *Report {
+	t.Helper()
+	ft, err := FromTrain(tr, model, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteNPZ(&buf, ft); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadNPZ(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MapModel(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Spec != model.String() {
+		t.Fatalf("the file maps to %s, the run was %s", m.Spec, model)
+	}
+	l, _ := losses.ByName(loss)
+	d, err := Data(back, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(back, model, d, Options{Loss: loss, Name: "exported"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func verdictOf(t *testing.T, rep *Report, id string) theorems.Verdict {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.ID == id {
+			return r.Claims.Worst
+		}
+	}
+	t.Fatalf("%s not run", id)
+	return theorems.Verdict{}
+}
+
+// TestExportedRunSameVerdicts is issue 19's round trip: a run of the
+// engine's own train, exported to the trajectory format and read back,
+// gets from check the verdicts the theorems' checks give on the run in
+// process, bit for bit: the identities at every record, γ̃'s monotonicity
+// on a run recorded at every step, and the KKT residuals' bounds on a run
+// recorded in windows (train.RunWindows, as train --export-npz records).
+func TestExportedRunSameVerdicts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 1))
+	const n, d = 12, 3
+	data := &dataset.Dataset{N: n, D: d}
+	for i := range n {
+		y := float64(2*(i%2) - 1)
+		for range d {
+			data.X = append(data.X, y*(0.3+rng.Float64())+0.2*rng.NormFloat64())
+		}
+		data.Y = append(data.Y, y)
+	}
+	model, err := models.Parse("mlp:relu:8", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta0 := make([]float64, model.NumParams())
+	model.Init(rand.New(rand.NewPCG(3, 0)), theta0)
+	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("every step", func(t *testing.T) {
+		theta := append([]float64(nil), theta0...)
+		tr, err := train.Run(obj, opt, theta, train.Config{Steps: 400, KeepTheta: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := exported(t, tr, model, data, "logistic")
+		if rep.Premise.Status != theorems.Holds {
+			t.Fatalf("premise: %s", rep.Premise)
+		}
+		var euler []theorems.Verdict
+		for _, r := range tr.Records {
+			euler = append(euler, theorems.EulerIdentity(theorems.PointCase{Model: model, Theta: r.Theta, X: data.X, N: n}))
+		}
+		if w := theorems.Worst(euler...); !sameVerdict(w, verdictOf(t, rep, "LL-B3")) {
+			t.Errorf("LL-B3: in process %s, from the file %s", w, verdictOf(t, rep, "LL-B3"))
+		}
+		direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
+		if got := verdictOf(t, rep, "LL-4.1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
+			t.Errorf("LL-4.1: in process %s, from the file %s", direct, got)
+		}
+	})
+	t.Run("windows", func(t *testing.T) {
+		theta := append([]float64(nil), theta0...)
+		tr, err := train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: 20000, Burst: 2, Growth: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := exported(t, tr, model, data, "logistic")
+		for id, check := range map[string]func(*train.Objective, *train.Trajectory, float64) theorems.Verdict{
+			"LL-4.4": theorems.KKTConvergence, "LL-A9": theorems.BetaConvergence,
+		} {
+			direct := check(obj, tr, 0)
+			if got := verdictOf(t, rep, id); !sameVerdict(direct, got) {
+				t.Errorf("%s: in process %s, from the file %s", id, direct, got)
+			} else {
+				t.Logf("%s: %s in both", id, direct.Status)
+			}
+		}
+	})
+}
