@@ -9,6 +9,7 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -184,7 +185,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	r.tr = &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt, Degree: L}
 	logT := math.Inf(-1)
 	if !t.Flow() && t.Steps[0] > 0 {
-		logT = math.Log(t.LR[0] * scale * float64(t.Steps[0]))
+		logT = accumulate(logT, math.Log(t.LR[0]*scale), t.Steps[0])
 	}
 	for i, theta := range t.Theta {
 		logEta := math.Inf(-1)
@@ -194,7 +195,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 				logEta = math.Log(t.Time[i] - t.Time[i-1])
 			} else {
 				logEta = math.Log(t.LR[i-1] * scale)
-				logT = logAdd(logT, logEta+math.Log(float64(t.Steps[i]-t.Steps[i-1])))
+				logT = accumulate(logT, logEta, t.Steps[i]-t.Steps[i-1])
 			}
 		} else if t.Flow() && t.Time[0] > 0 {
 			logT = math.Log(t.Time[0])
@@ -239,16 +240,18 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	return r, nil
 }
 
-// logAdd returns log(e^a + e^b).
-func logAdd(a, b float64) float64 {
-	if math.IsInf(a, -1) {
-		return b
+// accumulate returns log(e^logT + k·e^logEta): T after k more steps of η,
+// added one step at a time as train.Run adds them (numerics.LogAddExp), so
+// that an exported engine run gets back its own T bit for bit; beyond 10⁶
+// steps in one gap, in closed form.
+func accumulate(logT, logEta float64, k int) float64 {
+	if k > 1_000_000 {
+		return numerics.LogAddExp(logT, logEta+math.Log(float64(k)))
 	}
-	if math.IsInf(b, -1) {
-		return a
+	for range k {
+		logT = numerics.LogAddExp(logT, logEta)
 	}
-	m := math.Max(a, b)
-	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
+	return logT
 }
 
 // descentPremise checks the descent-step identity Δθ = −η∇𝓛 at every pair

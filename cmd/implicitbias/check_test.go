@@ -106,18 +106,22 @@ func badRuns(t *testing.T, dir string) map[string]string {
 		wide.Theta[i] = append(wide.Theta[i], 0.5)
 	}
 	files := map[string][]byte{
-		"run_ok.npz":       valid,
-		"run_csv.npz":      []byte("step,lr\n0,0.1\n"),
-		"run_nostep.npz":   rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(n == "step.npy", d) }),
-		"run_nolr.npz":     rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(n == "lr.npy", d) }),
-		"run_notheta.npz":  rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(strings.HasPrefix(n, "theta/"), d) }),
-		"run_nan.npz":      rezip(t, valid, func(n string, d []byte) []byte { return withNaN(n == "theta/2.weight.npy", d) }),
-		"run_snapshot.npz": rezip(t, valid, func(n string, d []byte) []byte { return replaceIf(n == "theta/2.weight.npy", d, member(t, shortBytes, n)) }),
-		"run_badnpy.npz":   rezip(t, valid, func(n string, d []byte) []byte { return replaceIf(n == "lr.npy", d, []byte("\x93NUMPY\x01\x00\xff\xff")) }),
-		"run_bn.npz":       npzBytes(t, bn),
-		"run_out.npz":      npzBytes(t, wrongOut),
-		"run_nodata.npz":   npzBytes(t, noData),
-		"run_chain.npz":    npzBytes(t, wide),
+		"run_ok.npz":      valid,
+		"run_csv.npz":     []byte("step,lr\n0,0.1\n"),
+		"run_nostep.npz":  rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(n == "step.npy", d) }),
+		"run_nolr.npz":    rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(n == "lr.npy", d) }),
+		"run_notheta.npz": rezip(t, valid, func(n string, d []byte) []byte { return keepUnless(strings.HasPrefix(n, "theta/"), d) }),
+		"run_nan.npz":     rezip(t, valid, func(n string, d []byte) []byte { return withNaN(n == "theta/2.weight.npy", d) }),
+		"run_snapshot.npz": rezip(t, valid, func(n string, d []byte) []byte {
+			return replaceIf(n == "theta/2.weight.npy", d, member(t, shortBytes, n))
+		}),
+		"run_badnpy.npz": rezip(t, valid, func(n string, d []byte) []byte {
+			return replaceIf(n == "lr.npy", d, []byte("\x93NUMPY\x01\x00\xff\xff"))
+		}),
+		"run_bn.npz":     npzBytes(t, bn),
+		"run_out.npz":    npzBytes(t, wrongOut),
+		"run_nodata.npz": npzBytes(t, noData),
+		"run_chain.npz":  npzBytes(t, wide),
 	}
 	paths := map[string]string{}
 	for name, b := range files {
