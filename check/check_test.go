@@ -17,6 +17,12 @@ func checkFile(t *testing.T, file string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return checkRun(t, tr, file)
+}
+
+// checkRun checks a run with the model and data it carries.
+func checkRun(t *testing.T, tr *Trajectory, name string) *Report {
+	t.Helper()
 	m, err := MapModel(tr)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func checkFile(t *testing.T, file string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Check(tr, model, data, Options{Name: file})
+	rep, err := Check(tr, model, data, Options{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
