@@ -48,7 +48,9 @@ var claims = []claim{
 	})},
 	{"LL-4.2", discrete, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict {
-			return theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: tr.Records, ExactSteps: true})
+			return r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
+				return theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
+			})
 		})
 	})},
 	{"LL-4.3", binaryLoss, whole(func(r *recorded) theorems.Verdict {
@@ -154,18 +156,30 @@ func (r *recorded) monotone(tr *train.Trajectory) theorems.Verdict {
 	if r.t.Flow() {
 		return theorems.MarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: tr.Records})
 	}
-	// The records of a map need not be consecutive: γ̃ non-decreasing at
-	// every step is non-decreasing between any two records, so a decrease
-	// between records is a decrease at some step in between. MarginMonotone
-	// asks consecutive step numbers (its records are usually every step), so
-	// it gets the records numbered by index and its detail is translated
-	// back to the run's steps.
+	v := r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
+		return theorems.MarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
+	})
+	if v.Status != theorems.Holds && v.Status != theorems.Violated {
+		return v
+	}
+	v.Detail = "gradient-descent records, checked as steps of a map (LL Thm 4.1 is the flow's statement, which GD with a small step follows; a decrease between two records is a decrease at some step): " + v.Detail
+	return v
+}
+
+// asConsecutive runs a monotonicity check of gradient-descent records that
+// need not be consecutive: a quantity non-decreasing at every step is
+// non-decreasing between any two records, so a decrease between records is
+// a decrease at some step in between. The checks (MarginMonotone,
+// GDMarginMonotone) ask consecutive step numbers, since their records are
+// usually every step; they get the records numbered by index, and the
+// verdict's detail is translated back to the run's steps.
+func (r *recorded) asConsecutive(tr *train.Trajectory, check func([]train.Record) theorems.Verdict) theorems.Verdict {
 	rs := make([]train.Record, len(tr.Records))
 	for i, rec := range tr.Records {
 		rs[i] = rec
 		rs[i].Step = i
 	}
-	v := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
+	v := check(rs)
 	v.Detail = stepNumber.ReplaceAllStringFunc(v.Detail, func(m string) string {
 		sub := stepNumber.FindStringSubmatch(m)
 		out := "step " + r.stepOf(sub[1])
@@ -174,10 +188,6 @@ func (r *recorded) monotone(tr *train.Trajectory) theorems.Verdict {
 		}
 		return out
 	})
-	if v.Status != theorems.Holds && v.Status != theorems.Violated {
-		return v
-	}
-	v.Detail = "gradient-descent records, checked as steps of a map (LL Thm 4.1 is the flow's statement, which GD with a small step follows; a decrease between two records is a decrease at some step): " + v.Detail
 	return v
 }
 

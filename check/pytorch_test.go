@@ -31,7 +31,7 @@ func TestPyTorchScriptFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := checkRun(t, tr, "gd.npz")
+	rep := checkRun(t, tr, "gd.npz", "")
 	if !(rep.OutputsDiff <= 1e-15) || rep.Premise.Status != theorems.Holds {
 		t.Fatalf("outputs agree to %.3g; premise %s", rep.OutputsDiff, rep.Premise)
 	}

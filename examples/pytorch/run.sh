@@ -9,6 +9,7 @@
 #
 #   for v in adam wd bias; do /usr/bin/python3 examples/pytorch/train_digits.py --variant $v --pairs 5 --out check/testdata/pytorch/digits_$v.npz; done
 #   /usr/bin/python3 examples/pytorch/train_digits.py --variant gd --pairs 30 --out check/testdata/pytorch/digits_gd.npz
+#   /usr/bin/python3 examples/pytorch/train_digits.py --variant gd --act relu3 --loss exp --lr 0.5 --pairs 8 --out check/testdata/pytorch/digits_relu3_exp.npz
 #   /usr/bin/python3 examples/pytorch/mapping_cases.py check/testdata/pytorch
 set -eu
 cd "$(dirname "$0")/../.."
