@@ -74,6 +74,51 @@ var claims = []claim{
 	{"LL-lin", linearBinary, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.SVMDirection(r.obj.Data, tr) })
 	})},
+	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
+	// model. The regression checks take the records as they are: the
+	// descent-step identity is checked after separation only, which a
+	// regression run has no notion of, and the catalog's own control for
+	// ZD-T1 and ZD-span is an Adam run, which they report violated. θ₀ is the
+	// first record (GD keeps θ_t − θ_s in span{x_i} for any s, so θ* is the
+	// same from any record).
+	{"ZD-T1", linearRegression, whole(func(r *recorded) theorems.Verdict {
+		return theorems.Interpolator(r.regressionCase(), r.t.Theta[len(r.t.Theta)-1])
+	})},
+	{"ZD-span", linearRegression, whole(func(r *recorded) theorems.Verdict {
+		m := theorems.NewSpanMonitor(r.regressionCase())
+		for i, th := range r.t.Theta {
+			m.Observe(r.t.Steps[i]-r.t.Steps[0], th)
+		}
+		return m.Verdict()
+	})},
+	// ZD Thm 7 checks GD's flow under the recorded weights itself
+	// (linearLimit), with or without reweighting.
+	{"ZD-T7", linearWeighted, whole(func(r *recorded) theorems.Verdict {
+		tr := *r.tr
+		tr.Optimizer = "gd"
+		return theorems.GRWDirection(r.obj.Data, &tr)
+	})},
+}
+
+// linearRegression: the linear model with the squared loss (ZD §4.1).
+func linearRegression(r *recorded) bool {
+	return r.obj.Loss.Kind() == losses.Regression && isLinear(r)
+}
+
+// linearWeighted: a GRW run (weights recorded) of the linear model with a
+// binary margin loss (ZD §5).
+func linearWeighted(r *recorded) bool {
+	return binaryLoss(r) && isLinear(r) && r.t.Weights != nil && !r.t.Flow()
+}
+
+func isLinear(r *recorded) bool {
+	return r.obj.Model.NumParams() == r.obj.Model.In() && r.obj.Model.Out() == 1 && r.tr.Degree == 1
+}
+
+// regressionCase is the run's data with θ₀ its first record.
+func (r *recorded) regressionCase() theorems.RegressionCase {
+	d := r.obj.Data
+	return theorems.RegressionCase{X: d.X, Y: d.Y, N: d.N, D: d.D, Theta0: r.t.Theta[0]}
 }
 
 func always(*recorded) bool { return true }
@@ -86,9 +131,7 @@ func discrete(r *recorded) bool { return binaryLoss(r) && !r.t.Flow() }
 
 // linearBinary: LL-lin speaks of the linear model (L = 1) only; a deeper
 // network never gets it.
-func linearBinary(r *recorded) bool {
-	return binaryLoss(r) && r.obj.Model.NumParams() == r.obj.Model.In() && r.tr.Degree == 1
-}
+func linearBinary(r *recorded) bool { return binaryLoss(r) && isLinear(r) }
 
 // everyStep reports records at consecutive steps only.
 func (r *recorded) everyStep() bool {

@@ -92,6 +92,16 @@
 //	LL-4.4  KKT residuals ε, δ → 0 (Cor C.10)    the run               GD (premise), homogeneous, unweighted
 //	LL-A9   1 − β → 0 (Cor C.10)                 the run               GD (premise), homogeneous, unweighted
 //	LL-lin  direction → the SVM, L = 1           the run               GD (premise), linear model
+//	ZD-T1   GRW ends at the interpolator θ*      the run               linear model, squared loss, d > n
+//	ZD-span θ_t − θ₀ ∈ span{x_i}                 the run               linear model, squared loss, d > n
+//	ZD-T7   GRW direction → the SVM              the run               linear model, margin loss, weights
+//
+// The ZD checks take the records as they are (the descent-step identity is
+// checked after separation only, which a regression has no notion of; the
+// catalog's control of ZD-T1 and ZD-span is an Adam run, which they report
+// violated) and θ₀ is the first record: GD keeps θ_t − θ_s in span{x_i} for
+// any s, so θ* is the same from any record. ZD-T7 checks GD's flow under the
+// recorded weights itself.
 //
 // A homogeneity hypothesis that fails (biases, tanh) makes the claim
 // assumption-failed with the theorems' reason; for the Euler identity the

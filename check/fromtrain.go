@@ -15,8 +15,9 @@ import (
 // trajectory format, so that it can be exported (WriteNPZ) and checked like
 // any other run: the parameters as one tensor per block of the model
 // (models.Block, in θ's order: a dense layer's weight (out, in) and bias
-// (out,)), lr[i] the step from record i to the next (the step of record
-// i+1; for the last record its own), on the summed loss (reduction "sum"),
+// (out,)), lr[i] the step from record i to the next (the step that led to
+// record i+1: exact for a constant step or consecutive records), on the
+// summed loss (reduction "sum"),
 // or the flow time and local errors for a flow; the data and the recorded
 // GRW weights.
 func FromTrain(tr *train.Trajectory, model models.Model, data *dataset.Dataset) (*Trajectory, error) {
@@ -43,8 +44,11 @@ func FromTrain(tr *train.Trajectory, model models.Model, data *dataset.Dataset) 
 			t.LocalError = append(t.LocalError, r.LocalError)
 			continue
 		}
+		// The step that led to the next record is the last of the gap to it:
+		// the step from record i for a constant step size. A record that
+		// starts a window of train.RunWindows carries none (−Inf).
 		t.LR = append(t.LR, math.NaN())
-		if i+1 < len(tr.Records) && tr.Records[i+1].Step == r.Step+1 {
+		if i+1 < len(tr.Records) && !math.IsInf(tr.Records[i+1].LogEta, -1) {
 			t.LR[i] = math.Exp(tr.Records[i+1].LogEta)
 		}
 	}

@@ -138,13 +138,13 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := train.Run(obj, flow, theta, train.Config{Steps: 150, KeepTheta: true})
+		tr, err := train.Run(obj, flow, theta, train.Config{Steps: 600, KeepTheta: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		rep := exported(t, tr, model, data, "logistic")
 		direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records})
-		if got := verdictOf(t, rep, "LL-4.1"); !sameVerdict(direct, got) {
+		if got := verdictOf(t, rep, "LL-4.1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 			t.Errorf("LL-4.1 (flow): in process %s, from the file %s", direct, got)
 		} else {
 			t.Logf("LL-4.1 (flow): %s in both", direct.Status)
@@ -188,6 +188,90 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 			} else {
 				t.Logf("%s: %s in both", id, direct.Status)
 			}
+		}
+	})
+}
+
+// TestExportedGRWRunsSameVerdicts: the ZD checks on GRW runs of the linear
+// model, exported and read back, give the in-process verdicts — the
+// interpolator (ZD-T1) and the span (ZD-span) of a regression under Group
+// DRO, the direction (ZD-T7) of a classification under χ²-DRO with the
+// weights recorded at every record.
+func TestExportedGRWRunsSameVerdicts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	const n, d = 6, 15
+	reg := &dataset.Dataset{N: n, D: d, Groups: []int{0, 0, 0, 1, 1, 1}}
+	for range n {
+		for range d {
+			reg.X = append(reg.X, rng.NormFloat64()/math.Sqrt(d))
+		}
+		reg.Y = append(reg.Y, rng.NormFloat64())
+	}
+	lin, err := models.Parse("linear", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("regression", func(t *testing.T) {
+		obj, err := train.NewObjective(lin, losses.Squared{}, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := train.ParseWeighting("gdro", reg.Groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := make([]float64, d)
+		for i := range theta {
+			theta[i] = 0.1 * rng.NormFloat64()
+		}
+		theta0 := append([]float64(nil), theta...)
+		tr, err := train.Run(obj, gd, theta, train.Config{Steps: 3000, Every: 50, KeepTheta: true, Weighting: w, KeepWeights: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := exported(t, tr, lin, reg, "squared")
+		c := theorems.RegressionCase{X: reg.X, Y: reg.Y, N: n, D: d, Theta0: theta0}
+		direct := theorems.Interpolator(c, tr.Theta)
+		if got := verdictOf(t, rep, "ZD-T1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
+			t.Errorf("ZD-T1: in process %s, from the file %s", direct, got)
+		}
+		m := theorems.NewSpanMonitor(c)
+		for _, r := range tr.Records {
+			m.Observe(r.Step, r.Theta)
+		}
+		if got := verdictOf(t, rep, "ZD-span"); !sameVerdict(m.Verdict(), got) || got.Status != theorems.Holds {
+			t.Errorf("ZD-span: in process %s, from the file %s", m.Verdict(), got)
+		}
+	})
+	t.Run("classification", func(t *testing.T) {
+		cls := &dataset.Dataset{N: n, D: d, X: reg.X}
+		for i := range n {
+			cls.Y = append(cls.Y, float64(2*(i%2)-1))
+		}
+		obj, err := train.NewObjective(lin, losses.NewBinary(losses.Logistic{}), cls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := train.ParseWeighting("chi2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := make([]float64, d)
+		tr, err := train.Run(obj, gd, theta, train.Config{Steps: 4000, Every: 20, KeepTheta: true, Weighting: w, KeepWeights: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := exported(t, tr, lin, cls, "logistic")
+		direct := theorems.GRWDirection(cls, tr)
+		if got := verdictOf(t, rep, "ZD-T7"); !closeVerdict(direct, got, 1e-9) {
+			t.Errorf("ZD-T7: in process %s, from the file %s", direct, got)
+		} else {
+			t.Logf("ZD-T7: %s in both", direct.Status)
 		}
 	})
 }

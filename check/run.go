@@ -54,7 +54,8 @@ func Data(t *Trajectory, loss losses.Loss) (*dataset.Dataset, error) {
 }
 
 // LossFor returns the loss a name (or "" for the default of a model with
-// out outputs) stands for; only the margin losses of LL are accepted.
+// out outputs) stands for: the margin losses of LL, or squared for ZD's
+// regression.
 func LossFor(name string, out int) (losses.Loss, error) {
 	if name == "" {
 		name = "logistic"
@@ -63,10 +64,10 @@ func LossFor(name string, out int) (losses.Loss, error) {
 		}
 	}
 	switch name {
-	case "exp", "logistic", "ce":
+	case "exp", "logistic", "ce", "squared":
 		return losses.ByName(name)
 	}
-	return nil, fmt.Errorf("loss %q: want exp, logistic or ce", name)
+	return nil, fmt.Errorf("loss %q: want exp, logistic, ce or squared", name)
 }
 
 // Run checks a recorded run against every catalog claim it can speak to
