@@ -27,8 +27,11 @@ type Row struct {
 	StepResidual float64
 }
 
-// rows measures every record.
+// rows measures every record (once).
 func (r *recorded) rows() []Row {
+	if r.measured != nil {
+		return r.measured
+	}
 	out := make([]Row, len(r.tr.Records))
 	for i, rec := range r.tr.Records {
 		row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
@@ -47,6 +50,8 @@ func (r *recorded) rows() []Row {
 		}
 		out[i] = row
 	}
+	r.weightsAt(len(r.tr.Records) - 1)
+	r.measured = out
 	return out
 }
 

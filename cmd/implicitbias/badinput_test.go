@@ -141,7 +141,7 @@ func TestBadInputTable(t *testing.T) {
 		{"no data in the run", []string{"check", "--run", f["run_nodata.npz"]}, exitUsage, "has no X and y: give the data (--data FILE)"},
 		{"model spec of another size", []string{"check", "--run", f["run_ok.npz"], "--model", "mlp:relu:2x4"}, exitUsage, "has 12 parameters, the run's tensors 9"},
 		{"data of another dimension", []string{"check", "--run", f["run_ok.npz"], "--data", f["label0.csv"]}, exitUsage, "has 6 parameters, the run's tensors 9"},
-		{"loss not LL's (check)", []string{"check", "--run", f["run_ok.npz"], "--loss", "squared"}, exitUsage, `loss "squared": want exp, logistic or ce`},
+		{"loss not one check knows", []string{"check", "--run", f["run_ok.npz"], "--loss", "poly"}, exitUsage, `loss "poly": want exp, logistic, ce or squared`},
 		{"--init of another size", []string{"train", "--data", ok, "--model", "mlp:relu:2x4", "--init", f["run_ok.npz"]}, exitUsage, "θ has 9 entries, model mlp:relu:2x4 needs 12"},
 		{"--init malformed", []string{"train", "--data", ok, "--init", f["run_nan.npz"]}, exitUsage, "has NaN"},
 		{"--export-npz with GRW weights", []string{"train", "--data", ok, "--weights", "iw", "--export-npz", filepath.Join(filepath.Dir(ok), "x.npz")}, exitUsage, "--export-npz with --weights is not supported yet"},

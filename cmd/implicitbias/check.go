@@ -15,7 +15,7 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
-const checkUsage = `implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce] [--json] [--report DIR]
+const checkUsage = `implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--json] [--report DIR]
 
 Checks a recorded training run — PyTorch's, NumPy's, or this engine's (train
 --export-npz) — against every catalog claim it can speak to, and prints the
@@ -28,8 +28,8 @@ the engine's models and what each claim needs are in docs/check.md.
   --model SPEC   the engine's model spec (see implicitbias help train); default:
                  read from the modules array and the tensor shapes
   --data FILE    CSV dataset (label first); default: the file's X and y
-  --loss L       logistic (default for one output), exp, or ce (default for
-                 several outputs)
+  --loss L       logistic (default for one output), exp, ce (default for
+                 several outputs), or squared (ZD's regression, linear model)
   --json         print the results as JSON (schema: package report, Document)
   --report DIR   also write DIR/index.html, DIR/report.md, DIR/report.json and
                  the figures of the measured curves
@@ -92,7 +92,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 		}
 	}
-	rep, err := check.Check(t, model, data, check.Options{Loss: *lossName, Name: filepath.Base(*runPath), Figures: *reportDir != ""})
+	rep, err := check.Check(t, model, data, check.Options{Loss: *lossName, Name: filepath.Base(*runPath), Figures: *reportDir != "", Rows: !*asJSON})
 	if err != nil {
 		return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 	}

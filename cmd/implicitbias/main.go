@@ -11,6 +11,7 @@
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias maxmargin --data FILE [--kernel FILE]
+//	implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--json] [--report DIR]
 //	implicitbias kkt --data FILE [--model SPEC] [--loss exp|logistic] [--lr η] [--steps N] [--window K] [--json]
 //	implicitbias help [COMMAND]
 //
