@@ -49,7 +49,8 @@
 //	Identity(), Flatten()                   nothing
 //
 // and refuses, naming the module, normalization layers, convolutions (the
-// engine's 1-D CNN has no PyTorch mapping yet), dropout and anything else.
+// engine's 1-D CNN is channels-last with filters (out, k, in), PyTorch's
+// Conv1d channels-first with (out, in, k)), dropout and anything else.
 // The spec is mlp:ACT:W₁-W₂-…[/K][+bias@i…] (linear[/K] for one layer), so
 // L = Σ of the layers' degrees (LL (A2)). Without modules the activation
 // between Linears is taken to be ReLU, and Mapping.Note says so. When the

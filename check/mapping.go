@@ -232,7 +232,7 @@ func mapModules(texts []string, ls []layer) (string, error) {
 			case strings.Contains(m.name, "Norm"):
 				what = "is a normalization layer: not homogeneous in θ and not mapped"
 			case strings.HasPrefix(m.name, "Conv"):
-				what = "is a convolution: not mapped yet (the engine's 1-D CNN has no PyTorch mapping)"
+				what = "is a convolution: not mapped (the engine's 1-D CNN is channels-last with weights (out, k, in), PyTorch's Conv1d channels-first with (out, in, k): the layouts do not match)"
 			}
 			return "", fmt.Errorf("modules[%d] = %s %s (supported: %s)", i, s, what, supportedModules)
 		}

@@ -137,25 +137,28 @@ func (r *recorded) curves() map[string][]theorems.Figure {
 	series := func(name string, y func(Row) float64) theorems.Series {
 		s := theorems.Series{Name: name}
 		for _, row := range rows {
-			if v := y(row); !math.IsNaN(v) && !math.IsInf(v, 0) {
-				s.X = append(s.X, float64(row.Step))
+			// Records are usually spaced geometrically: log10 of the step.
+			if v := y(row); !math.IsNaN(v) && !math.IsInf(v, 0) && row.Step > 0 {
+				s.X = append(s.X, math.Log10(float64(row.Step)))
 				s.Y = append(s.Y, v)
 			}
 		}
 		return s
 	}
+	// The figures' fonts have no ∇ or 𝓛: the labels spell them out.
 	caption := "measured by the engine at every record of " + r.opts.Name
-	margins := theorems.Figure{Name: "margins", Title: "normalized margins along the run", XLabel: "step", YLabel: "margin", Caption: caption,
+	const x = "log10 step"
+	margins := theorems.Figure{Name: "margins", Title: "normalized margins along the run", XLabel: x, YLabel: "margin", Caption: caption,
 		Series: []theorems.Series{series("γ̃ (smoothed)", func(w Row) float64 { return w.Gamma }), series("γ̄ = q_min/ρ^L", func(w Row) float64 { return w.GammaBar })}}
-	kkt := theorems.Figure{Name: "kkt", Title: "KKT residuals along the run (log10)", XLabel: "step", YLabel: "log10", Caption: caption,
+	kkt := theorems.Figure{Name: "kkt", Title: "KKT residuals along the run (log10)", XLabel: x, YLabel: "log10", Caption: caption,
 		Series: []theorems.Series{
 			series("ε/‖θ̃‖", func(w Row) float64 { return math.Log10(w.Eps) }),
 			series("1 − β", func(w Row) float64 { return math.Log10(w.OneMinusBeta) }),
 			series("δ", func(w Row) float64 { return math.Log10(w.Delta) })}}
-	steps := theorems.Figure{Name: "steps", Title: "distance of each recorded step from −η∇𝓛 (log10)", XLabel: "step", YLabel: "log10 ‖Δθ + η∇𝓛‖/‖η∇𝓛‖", Caption: caption + "; gradient descent is at rounding level (≈ −12 or below)",
+	steps := theorems.Figure{Name: "steps", Title: "distance of each recorded step from the gradient step", XLabel: x, YLabel: "log10 |Δθ + η grad L| / |η grad L|", Caption: caption + "; gradient descent stays at the rounding of θ (about 1e-16·ρ/|η grad L|, which grows as the steps shrink); Adam, momentum or weight decay are 1e-2 to 1e6 away",
 		Series: []theorems.Series{series("step residual", func(w Row) float64 { return math.Log10(w.StepResidual) })}}
-	loss := theorems.Figure{Name: "loss", Title: "loss and norm along the run", XLabel: "step", YLabel: "natural log", Caption: caption,
-		Series: []theorems.Series{series("log 𝓛", func(w Row) float64 { return w.LogLoss }), series("log ρ", func(w Row) float64 { return math.Log(w.Rho) })}}
+	loss := theorems.Figure{Name: "loss", Title: "loss and norm along the run", XLabel: x, YLabel: "natural log", Caption: caption,
+		Series: []theorems.Series{series("log L (summed loss)", func(w Row) float64 { return w.LogLoss }), series("log ρ", func(w Row) float64 { return math.Log(w.Rho) })}}
 	return map[string][]theorems.Figure{
 		"LL-4.1": {margins, steps},
 		"LL-4.2": {margins},
