@@ -3,9 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/implicitbias/implicitbias/check"
@@ -97,7 +101,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 	}
 	if *reportDir != "" {
-		if _, err := report.WriteSite(*reportDir, 0, "run "+filepath.Base(*runPath), rep.Results); err != nil {
+		name := filepath.Base(*runPath)
+		if _, err := report.WriteSite(*reportDir, 0, "run "+name, rep.Results); err != nil {
+			return fail(stderr, "check", err)
+		}
+		if err := retitle(*reportDir, name, model.String(), rep.Premise); err != nil {
 			return fail(stderr, "check", err)
 		}
 	}
@@ -142,4 +150,28 @@ func writeRows(w io.Writer, rows []check.Row) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Step, g(r.LogLoss), g(r.Rho), g(r.Gamma), g(r.GammaBar), g(r.OneMinusBeta), g(r.Eps), g(r.Delta), g(r.StepResidual))
 	}
 	tw.Flush()
+}
+
+// retitle makes the report package's pages (written for verify: "implicitbias
+// verify", "Seed S, budget B.", the count of catalog entries without a
+// check) speak of the run: the title, a line naming the run, model and
+// premise instead of seed and budget, and no catalog count (a recorded run
+// is not a run of the catalog).
+func retitle(dir, run, model string, premise theorems.Verdict) error {
+	head := fmt.Sprintf("Run %s, model %s; gradient-descent premise %s.", run, model, premise.Status)
+	noCount := regexp.MustCompile(`; \d+ catalog entries have no check yet\.`)
+	for _, name := range []string{"index.html", "report.md"} {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := strings.ReplaceAll(string(b), "implicitbias verify", "implicitbias check")
+		s = strings.Replace(s, "Seed 0, budget run "+run+".", html.EscapeString(head), 1)
+		s = noCount.ReplaceAllString(s, ".")
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

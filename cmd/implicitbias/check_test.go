@@ -181,6 +181,11 @@ func TestCheckPyTorchRun(t *testing.T) {
 	for _, f := range []string{"index.html", "report.md", "report.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<h1>implicitbias check</h1>")
+	assert.Contains(t, string(page), "Run digits_adam.npz, model mlp:relu:2x8; gradient-descent premise violated.")
+	assert.NotContains(t, string(page), "catalog entries have no check")
 	figs, _ := filepath.Glob(filepath.Join(dir, "figures", "*kkt*.png"))
 	assert.NotEmpty(t, figs, "the measured KKT residuals are drawn")
 }
