@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -274,4 +275,119 @@ func TestExportedGRWRunsSameVerdicts(t *testing.T) {
 			t.Logf("ZD-T7: %s in both", direct.Status)
 		}
 	})
+}
+
+// TestPremiseCatchesOtherDynamics is the premise's negative control on
+// runs of the engine: heavy-ball momentum, and a gradient-descent run whose
+// file declares the wrong reduction (its step read n times too small), are
+// not −η∇𝓛 at rounding level, so LL's gradient-descent claims are
+// assumption-failed; the same gradient-descent run with the right
+// reduction passes. Checking it twice gives the same bits (determinism).
+func TestPremiseCatchesOtherDynamics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n, d = 10, 3
+	data := &dataset.Dataset{N: n, D: d}
+	for i := range n {
+		y := float64(2*(i%2) - 1)
+		for range d {
+			data.X = append(data.X, y*(0.5+rng.Float64())+0.1*rng.NormFloat64())
+		}
+		data.Y = append(data.Y, y)
+	}
+	model, err := models.Parse("mlp:relu:2x6", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(opt string) *Trajectory {
+		o, err := train.NewOptimizer(opt, train.OptimizerOptions{LR: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := make([]float64, model.NumParams())
+		model.Init(rand.New(rand.NewPCG(2, 0)), theta)
+		// Every step: train.RunWindows starts a fresh run per window, and
+		// an optimizer with state (momentum) takes a plain gradient step
+		// first.
+		tr, err := train.Run(obj, o, theta, train.Config{Steps: 1500, KeepTheta: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft, err := FromTrain(tr, model, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ft
+	}
+	premise := func(ft *Trajectory) *Report {
+		rep, err := Check(ft, model, data, Options{Name: "run"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	gd := run("gd")
+	ok := premise(gd)
+	if ok.Premise.Status != theorems.Holds {
+		t.Fatalf("gradient descent: premise %s", ok.Premise)
+	}
+	// %v, not reflect.DeepEqual: NaN statistics are equal bits, not equal numbers.
+	if again := premise(gd); fmt.Sprintf("%v", again.Results) != fmt.Sprintf("%v", ok.Results) {
+		t.Fatal("two checks of one run differ")
+	}
+	wrong := *gd
+	wrong.Reduction = "mean"
+	for name, ft := range map[string]*Trajectory{"momentum": run("momentum"), "wrong reduction": &wrong} {
+		rep := premise(ft)
+		if rep.Premise.Status != theorems.Violated {
+			t.Errorf("%s: premise %s, want violated", name, rep.Premise)
+		}
+		if s := statuses(rep)["LL-4.4"]; s != theorems.AssumptionFailed {
+			t.Errorf("%s: LL-4.4 %s, want assumption-failed", name, s)
+		}
+	}
+}
+
+// TestExportedCrossEntropyRun: a three-class run (cross-entropy, linear/3)
+// exported and read back gets LL-F's in-process verdict.
+func TestExportedCrossEntropyRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	const n, d, k = 12, 4, 3
+	data := &dataset.Dataset{N: n, D: d}
+	for i := range n {
+		c := i % k
+		for j := range d {
+			v := 0.2 * rng.NormFloat64()
+			if j == c {
+				v += 1
+			}
+			data.X = append(data.X, v)
+		}
+		data.Y = append(data.Y, float64(c))
+	}
+	model, err := models.Parse("linear/3", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := train.NewObjective(model, losses.CrossEntropy{}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := make([]float64, model.NumParams())
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: 800, KeepTheta: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := exported(t, tr, model, data, "ce")
+	direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
+	if got := verdictOf(t, rep, "LL-F"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
+		t.Errorf("LL-F: in process %s, from the file %s", direct, got)
+	}
 }

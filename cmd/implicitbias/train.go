@@ -56,8 +56,9 @@ degree (L, null if the model is not homogeneous), normalized_margin
                  number per line, in the flat layout of docs/check.md
   --export-npz FILE
                  write the run in the trajectory format of docs/check.md (θ at
-                 steps 0, 1, K, K+1, 2K, 2K+1, … with K = --record; the data;
-                 the outputs at the last record) for implicitbias check
+                 steps 0, 1, K, K+1, 2K, 2K+1, … with K = --record, and the
+                 last; the data; the outputs at the last record) for
+                 implicitbias check
 
 Model specs:
 `

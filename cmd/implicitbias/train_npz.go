@@ -35,8 +35,9 @@ func initTheta(path string, model models.Model) ([]float64, error) {
 
 // runExport trains for train --export-npz: θ is recorded in pairs of
 // consecutive steps (t, t+1) every record steps (every step when record is
-// 1), so that check can verify each recorded step is −η∇𝓛, and the run is
-// written with its data and final outputs in the trajectory format.
+// 1) and at the last step, so that check can verify each recorded step is
+// −η∇𝓛, and the run is written with its data and final outputs in the
+// trajectory format.
 func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []float64, steps, record int, stop float64, weighting train.Weighting) (*train.Trajectory, error) {
 	if weighting != nil {
 		return nil, errors.New("--export-npz with --weights is not supported yet: the recorder of GRW runs keeps no windows")
@@ -44,16 +45,25 @@ func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []f
 	if stop != 0 {
 		return nil, errors.New("--export-npz with --stop-log-loss is not supported: give --steps")
 	}
-	var tr *train.Trajectory
-	var err error
-	if record == 1 {
-		tr, err = train.Run(obj, opt, theta, train.Config{Steps: steps, KeepTheta: true})
-	} else {
-		tr, err = train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: 2, Every: record})
-	}
+	// One continuous run (an optimizer with state — momentum, Adam, the
+	// flow's step size — keeps it), θ kept at the steps of the pairs only.
+	keep := func(t int) bool { return record == 1 || t%record <= 1 || t == steps }
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: steps, Observe: func(r *train.Record, th []float64, _ *train.Eval) error {
+		if keep(r.Step) {
+			r.Theta = append([]float64(nil), th...)
+		}
+		return nil
+	}})
 	if err != nil {
 		return nil, err
 	}
+	kept := tr.Records[:0]
+	for _, r := range tr.Records {
+		if r.Theta != nil {
+			kept = append(kept, r)
+		}
+	}
+	tr.Records = kept
 	t, err := check.FromTrain(tr, obj.Model, obj.Data)
 	if err != nil {
 		return nil, err
