@@ -141,8 +141,6 @@ func (m module) activation() (string, error) {
 		return "relu" + k, nil
 	case "Square":
 		return "quad", nil
-	case "Identity":
-		return "id", nil
 	case "Tanh":
 		return "tanh", nil
 	}
@@ -189,7 +187,7 @@ func MapModel(t *Trajectory) (Mapping, error) {
 func mapModules(texts []string, ls []layer) (string, error) {
 	act := ""
 	li := 0
-	lastLinear := false
+	lastLinear, adjacent := false, -1
 	for i, s := range texts {
 		m, err := parseModule(i, s)
 		if err != nil {
@@ -211,10 +209,13 @@ func mapModules(texts []string, ls []layer) (string, error) {
 			if k, err := strconv.Atoi(l.key); err == nil && k != i {
 				return "", fmt.Errorf("modules[%d] = %s, but its weight is theta/%s.weight (module %d)", i, s, l.key, k)
 			}
+			if lastLinear && adjacent < 0 {
+				adjacent = i
+			}
 			li++
 			lastLinear = true
 			continue
-		case "Flatten", "Dropout":
+		case "Flatten", "Identity", "Dropout":
 			// Flatten of (n, d) inputs is the identity; Dropout is the
 			// identity in eval mode but not in training: refused.
 			if m.name == "Dropout" {
@@ -257,15 +258,10 @@ func mapModules(texts []string, ls []layer) (string, error) {
 	if act == "" {
 		act = "id"
 	}
-	if len(ls) > 1 {
-		// Linears with no activation between them: mlp:id is deep linear.
-		for i := 1; i < len(texts); i++ {
-			a, _ := parseModule(i-1, texts[i-1])
-			b, _ := parseModule(i, texts[i])
-			if a.name == "Linear" && b.name == "Linear" && act != "id" {
-				return "", fmt.Errorf("modules[%d] = %s follows a Linear directly, while other layers use %s: the engine's MLP has one activation between every two Linears", i, texts[i], act)
-			}
-		}
+	if adjacent >= 0 && act != "id" {
+		// Linears with no activation between them are deep linear (mlp:id)
+		// only when no layer has an activation.
+		return "", fmt.Errorf("modules[%d] = %s follows a Linear directly, while other layers use %s: the engine's MLP has one activation between every two Linears", adjacent, texts[adjacent], act)
 	}
 	return act, nil
 }

@@ -95,6 +95,16 @@ func TestMappingCatchesLayoutErrors(t *testing.T) {
 	}
 }
 
+// TestMapModelIdentityAndFlatten: Identity and Flatten map to nothing.
+func TestMapModelIdentityAndFlatten(t *testing.T) {
+	w := func(name string, out, in int) Param { return Param{Name: name, Shape: []int{out, in}} }
+	m, err := MapModel(&Trajectory{Params: []Param{w("1.weight", 4, 3), w("4.weight", 1, 4)},
+		Modules: []string{"Flatten(start_dim=1, end_dim=-1)", "Linear(in_features=3, out_features=4, bias=False)", "Identity()", "LeakyReLU(negative_slope=0.5)", "Linear(in_features=4, out_features=1, bias=False)"}})
+	if err != nil || m.Spec != "mlp:lrelu0.5:2x4" {
+		t.Fatalf("spec %q, %v", m.Spec, err)
+	}
+}
+
 // TestMapModelRefuses asserts that modules the engine cannot map are
 // refused with a message naming the module.
 func TestMapModelRefuses(t *testing.T) {
@@ -115,6 +125,7 @@ func TestMapModelRefuses(t *testing.T) {
 		{"two activations", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "ReLU()", "LeakyReLU(negative_slope=0.2)", "Linear(in_features=4, out_features=1, bias=False)"}, "one activation"},
 		{"ends with activation", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)", "ReLU()"}, "end with a Linear"},
 		{"not str(m)", two, []string{"relu"}, `"relu"`},
+		{"linears in a row with ReLU elsewhere", []Param{w("0.weight", 4, 3), w("1.weight", 4, 4), w("3.weight", 1, 4)}, []string{"Linear(in_features=3, out_features=4, bias=False)", "Linear(in_features=4, out_features=4, bias=False)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)"}, "modules[1] = Linear(in_features=4, out_features=4, bias=False) follows a Linear directly"},
 		{"chained shapes", []Param{w("0.weight", 4, 3), w("2.weight", 1, 5)}, nil, "takes 5 inputs"},
 		{"conv tensor", []Param{{Name: "0.weight", Shape: []int{4, 1, 3}}}, nil, "convolutions are not mapped"},
 		{"stray bias", []Param{{Name: "0.bias", Shape: []int{4}}}, nil, "expected a weight"},
