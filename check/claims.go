@@ -167,9 +167,29 @@ func separatedRecords(check func(r *recorded, i int) theorems.Verdict) func(*rec
 			}
 		}
 		if s.Cases == 0 {
-			s.Add(theorems.Undecided("no record is separated (𝓛 < ℓ(b_f)): the margins are not defined yet"), r.opts.Name)
+			s.Add(*r.unseparated(), r.opts.Name)
 		}
 	}
+}
+
+// unseparated returns the verdict of a run none of whose records is
+// separated (𝓛 < ℓ(b_f), LL (A4)/(B4)), or nil: every theorem of LL after
+// t₀ assumes the run gets there. Data with two samples of equal features and
+// opposite labels never can; otherwise the run may only be too short.
+func (r *recorded) unseparated() *theorems.Verdict {
+	for _, rec := range r.tr.Records {
+		if rec.Separated {
+			return nil
+		}
+	}
+	var v theorems.Verdict
+	last := r.tr.Records[len(r.tr.Records)-1].LogLoss
+	if i, j, ok := r.obj.Data.Contradiction(); ok {
+		v = theorems.Assumption("(A4) the data are not separable: samples %d and %d have the same features and opposite labels (log 𝓛 = %.4g at the last record)", i+1, j+1, last)
+	} else {
+		v = theorems.Assumption("(A4) the run never separates: 𝓛 ≥ ℓ(b_f) at every record (log 𝓛 = %.4g at the last, step %d); the theorems start at the first separated time t₀", last, r.t.Steps[len(r.t.Steps)-1])
+	}
+	return &v
 }
 
 // whole checks a claim about the whole run: one case.
@@ -256,6 +276,9 @@ func (r *recorded) stepOf(k string) string {
 // theory the run went. When no pair of consecutive records could be
 // checked, the premise is not shown and the claim is inconclusive.
 func (r *recorded) gradientClaim(check func(tr *train.Trajectory) theorems.Verdict) theorems.Verdict {
+	if v := r.unseparated(); v != nil {
+		return *v
+	}
 	if r.t.Flow() {
 		return check(r.tr)
 	}

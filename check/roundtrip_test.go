@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/dataset"
@@ -389,5 +390,46 @@ func TestExportedCrossEntropyRun(t *testing.T) {
 	direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
 	if got := verdictOf(t, rep, "LL-F"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 		t.Errorf("LL-F: in process %s, from the file %s", direct, got)
+	}
+}
+
+// TestUnseparatedRun: a run on data no model separates (two samples with
+// the same features and opposite labels) fails LL's (A4) in every claim
+// after t₀; the Euler identity, which needs no separation, still holds.
+func TestUnseparatedRun(t *testing.T) {
+	data := &dataset.Dataset{N: 3, D: 2, X: []float64{1, 2, 0, 1, 1, 2}, Y: []float64{1, -1, -1}}
+	model, err := models.Parse("mlp:relu:2x4", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := make([]float64, model.NumParams())
+	model.Init(rand.New(rand.NewPCG(1, 0)), theta)
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: 200, KeepTheta: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := exported(t, tr, model, data, "logistic")
+	for _, r := range rep.Results {
+		want := theorems.AssumptionFailed
+		if r.ID == "LL-B3" || r.ID == "LL-B4" {
+			want = theorems.Holds
+		}
+		if r.ID == "LL-4.3" {
+			continue // decided on the recording first (every step is recorded here)
+		}
+		if r.Status() != want {
+			t.Errorf("%s: %s, want %s: %s", r.ID, r.Status(), want, r.Claims.Worst.Detail)
+		}
+		if want == theorems.AssumptionFailed && !strings.Contains(r.Claims.Worst.Detail, "samples 1 and 3 have the same features") {
+			t.Errorf("%s: %q does not name the contradiction", r.ID, r.Claims.Worst.Detail)
+		}
 	}
 }
