@@ -84,7 +84,7 @@ func (r *recorded) residual(a, b *train.Record) (res []float64, g float64, theta
 // identity's.
 func (r *recorded) weightDecayHint(tr *train.Trajectory) string {
 	var lambdas []float64
-	parallel := true
+	parallel, pairs := true, 0
 	for i := 0; i+1 < len(tr.Records); i++ {
 		a, b := &tr.Records[i], &tr.Records[i+1]
 		if b.Step != a.Step+1 {
@@ -98,6 +98,7 @@ func (r *recorded) weightDecayHint(tr *train.Trajectory) string {
 		if e == 0 || rho == 0 {
 			continue
 		}
+		pairs++
 		cos := -floats.Dot(res, theta) / (e * rho)
 		if cos < math.Cos(math.Pi/180) {
 			parallel = false
@@ -105,7 +106,7 @@ func (r *recorded) weightDecayHint(tr *train.Trajectory) string {
 		}
 		lambdas = append(lambdas, -floats.Dot(res, theta)/(math.Exp(b.LogEta)*rho*rho))
 	}
-	if len(lambdas) == 0 {
+	if pairs == 0 {
 		return ""
 	}
 	if !parallel {

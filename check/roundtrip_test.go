@@ -433,3 +433,60 @@ func TestUnseparatedRun(t *testing.T) {
 		}
 	}
 }
+
+// TestPremiseCatchesMiniBatches: steps on the gradient of alternating
+// halves of the data (mini-batch SGD, batch n/2) are not −η∇𝓛 of the full
+// loss: the premise is violated and names a residual off the θ axis.
+func TestPremiseCatchesMiniBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n, d = 8, 3
+	data := &dataset.Dataset{N: n, D: d}
+	for i := range n {
+		y := float64(2*(i%2) - 1)
+		for range d {
+			data.X = append(data.X, y*(0.5+rng.Float64())+0.1*rng.NormFloat64())
+		}
+		data.Y = append(data.Y, y)
+	}
+	model, err := models.Parse("mlp:relu:2x5", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := losses.NewBinary(losses.Logistic{})
+	batches := make([]*train.Objective, 2)
+	for b := range batches {
+		idx := []int{}
+		for i := b; i < n; i += 2 {
+			idx = append(idx, i, (i+1)%n)
+		}
+		if batches[b], err = train.NewObjective(model, loss, data.Subset(idx[:n/2])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const eta, steps = 0.05, 600
+	theta := make([]float64, model.NumParams())
+	model.Init(rand.New(rand.NewPCG(4, 0)), theta)
+	run := &Trajectory{Reduction: "sum", X: data.X, Y: data.Y, N: n, D: d, Params: paramsOf(model)}
+	for s := 0; s <= steps; s++ {
+		if s%100 <= 1 || s == steps {
+			run.Steps = append(run.Steps, s)
+			run.LR = append(run.LR, eta)
+			run.Theta = append(run.Theta, append([]float64(nil), theta...))
+		}
+		ev, err := batches[s%2].Evaluate(theta, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := eta * math.Exp(ev.LogObjective)
+		for i := range theta {
+			theta[i] -= c * ev.Dir[i]
+		}
+	}
+	rep, err := Check(run, model, data, Options{Name: "minibatch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Premise.Status != theorems.Violated || !strings.Contains(rep.Premise.Detail, "orthogonal to θ") {
+		t.Fatalf("premise %s", rep.Premise)
+	}
+}
