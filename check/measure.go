@@ -75,44 +75,61 @@ func (r *recorded) residual(a, b *train.Record) (res []float64, g float64, theta
 	return res, c * floats.Norm(ev.Dir, 2), a.Theta
 }
 
-// weightDecayHint names the likely cause of a failed descent-step identity
-// from the residual e = Δθ + η∇𝓛 of the consecutive pairs: decoupled or
-// coupled weight decay makes e = −ηλθ, parallel to θ, so when e is within
-// 1° of −θ at every pair the hint gives λ = −⟨e, θ⟩/(η‖θ‖²) (the median);
-// otherwise the residual has a tangential part (Adam's per-coordinate
-// scaling, momentum, mini-batches). A hint only: the verdict is the
-// identity's.
-func (r *recorded) weightDecayHint(tr *train.Trajectory) string {
-	var lambdas []float64
-	parallel, pairs := true, 0
+// premiseHint names the likely cause of a failed descent-step identity
+// from the residual e = Δθ + η∇𝓛 of the consecutive pairs (a hint only: the
+// verdict is the identity's):
+//
+//   - e parallel to ∇𝓛 (within 1° at every pair): the step is −cη∇𝓛 with
+//     c ≠ 1, a step size or reduction other than the recorded one (a mean
+//     declared for a summed loss makes c = n); the hint gives the median c;
+//   - e parallel to −θ: weight decay (coupled or decoupled), e = −ηλθ; the
+//     hint gives the median λ = −⟨e, θ⟩/(η‖θ‖²) on the summed loss;
+//   - otherwise a tangential part: Adam's per-coordinate scaling, momentum,
+//     mini-batches.
+func (r *recorded) premiseHint(tr *train.Trajectory) string {
+	var lambdas, factors []float64
+	alongTheta, alongGrad, pairs := true, true, 0
+	within := math.Cos(math.Pi / 180)
 	for i := 0; i+1 < len(tr.Records); i++ {
 		a, b := &tr.Records[i], &tr.Records[i+1]
 		if b.Step != a.Step+1 {
 			continue
 		}
-		res, _, theta := r.residual(a, b)
+		res, g, theta := r.residual(a, b)
 		if res == nil {
 			continue
 		}
 		e, rho := floats.Norm(res, 2), floats.Norm(theta, 2)
-		if e == 0 || rho == 0 {
+		if e == 0 || rho == 0 || g == 0 {
 			continue
 		}
 		pairs++
-		cos := -floats.Dot(res, theta) / (e * rho)
-		if cos < math.Cos(math.Pi/180) {
-			parallel = false
-			break
+		eta := math.Exp(b.LogEta)
+		step := make([]float64, len(res)) // Δθ
+		floats.SubTo(step, b.Theta, a.Theta)
+		// −η∇𝓛 = Δθ − e, of norm g; e ∥ ∇𝓛 when |⟨e, Δθ − e⟩| = ‖e‖g.
+		down := make([]float64, len(res))
+		floats.SubTo(down, step, res)
+		if math.Abs(floats.Dot(res, down))/(e*g) < within {
+			alongGrad = false
+		} else {
+			factors = append(factors, floats.Dot(step, down)/(g*g))
 		}
-		lambdas = append(lambdas, -floats.Dot(res, theta)/(math.Exp(b.LogEta)*rho*rho))
+		if -floats.Dot(res, theta)/(e*rho) < within {
+			alongTheta = false
+		} else {
+			lambdas = append(lambdas, -floats.Dot(res, theta)/(eta*rho*rho))
+		}
 	}
-	if pairs == 0 {
+	switch {
+	case pairs == 0:
 		return ""
+	case alongGrad:
+		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = n)", median(factors))
+	case alongTheta:
+		return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", median(lambdas))
 	}
-	if !parallel {
-		return " (the residual has a part orthogonal to θ: a preconditioner such as Adam's, momentum, or mini-batches)"
-	}
-	return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", median(lambdas))
+	return " (the residual has a part orthogonal to θ: a preconditioner such as Adam's, momentum, or mini-batches)"
 }
 
 // median returns the median of xs (xs is reordered).

@@ -349,6 +349,9 @@ func TestPremiseCatchesOtherDynamics(t *testing.T) {
 		if s := statuses(rep)["LL-4.4"]; s != theorems.AssumptionFailed {
 			t.Errorf("%s: LL-4.4 %s, want assumption-failed", name, s)
 		}
+		if name == "wrong reduction" && !strings.Contains(rep.Premise.Detail, "c ≈ 10:") {
+			t.Errorf("%s: the hint does not give c = n = 10: %s", name, rep.Premise.Detail)
+		}
 	}
 }
 

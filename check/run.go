@@ -278,7 +278,7 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	gd.Optimizer = "gd"
 	v := theorems.DescentSteps(r.obj, &gd)
 	if v.Status == theorems.Violated {
-		v.Detail += r.weightDecayHint(&gd)
+		v.Detail += r.premiseHint(&gd)
 	}
 	return v
 }
