@@ -139,3 +139,21 @@ func TestMapModelRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareOutputsShapes: outputs of another shape than the model's, or
+// recorded on inputs of another dimension, are errors, not a panic.
+func TestCompareOutputsShapes(t *testing.T) {
+	tr, err := ReadFile(filepath.Join("testdata", "pytorch", "map_relu.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for spec, in := range map[string]int{"mlp:relu:2x7/2": 5, "mlp:relu:2x7": 6} {
+		model, err := models.Parse(spec, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := CompareOutputs(tr, model); err == nil {
+			t.Errorf("%s on %d inputs: no error", spec, in)
+		}
+	}
+}

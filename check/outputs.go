@@ -28,6 +28,9 @@ func CompareOutputs(t *Trajectory, model models.Model) (float64, error) {
 	if t.Outputs == nil || t.X == nil {
 		return math.NaN(), nil
 	}
+	if t.D != model.In() {
+		return 0, fmt.Errorf("outputs were recorded on the file's X (%d features), the model %s takes %d inputs", t.D, model, model.In())
+	}
 	if len(t.Outputs) != t.N*model.Out() {
 		return 0, fmt.Errorf("outputs has %d values, the model %s gives %d for %d samples", len(t.Outputs), model, t.N*model.Out(), t.N)
 	}
