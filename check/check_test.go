@@ -83,7 +83,8 @@ func TestPyTorchDigitsRuns(t *testing.T) {
 		detail     map[string]string
 	}{
 		{"digits_gd.npz", "", holds, map[string]theorems.Status{
-			"LL-B3": holds, "LL-B4": holds, "LL-A5": holds, "LL-4.1": holds, "LL-4.2": assumption,
+			"LL-B3": holds, "LL-B3m": holds, "LL-C7": holds, "LL-5.1": holds, "LL-C8": holds,
+			"LL-B4": holds, "LL-A5": holds, "LL-4.1": holds, "LL-4.2": assumption,
 			"LL-4.3": undecided, "LL-4.4": holds, "LL-A9": holds,
 		}, map[string]string{"LL-4.2": "(A3)"}},
 		{"digits_adam.npz", "", theorems.Violated, map[string]theorems.Status{
@@ -95,6 +96,7 @@ func TestPyTorchDigitsRuns(t *testing.T) {
 			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption,
 		}, map[string]string{"LL-4.1": "weight decay, λ ≈ 0.1 on the summed loss"}},
 		{"digits_bias.npz", "", holds, map[string]theorems.Status{
+			"LL-B3m": assumption, "LL-C7": assumption, "LL-5.1": assumption, "LL-C8": assumption,
 			"LL-B3": assumption, "LL-B4": assumption, "LL-A5": assumption, "LL-4.1": assumption, "LL-4.2": assumption,
 			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption,
 		}, map[string]string{"LL-B3": "measured with the bias-free network's L = 2: violated"}},

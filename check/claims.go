@@ -35,6 +35,9 @@ var claims = []claim{
 		}
 		return v
 	})},
+	{"LL-B3m", always, perRecord(func(r *recorded, i int) theorems.Verdict {
+		return theorems.MultiHomogeneity(theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N})
+	})},
 	{"LL-B4", binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.RadialIdentity(r.obj, r.t.Theta[i], 0)
@@ -42,6 +45,14 @@ var claims = []claim{
 	{"LL-A5", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.MarginApproximation(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
+	})},
+	{"LL-C7", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+		r.weightsAt(i)
+		return theorems.MFCQ(r.obj, r.t.Theta[i], 0)
+	})},
+	{"LL-5.1", marginLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+		r.weightsAt(i)
+		return theorems.FlowInequality(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
 	})},
 	{"LL-4.1", binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
@@ -67,6 +78,10 @@ var claims = []claim{
 	})},
 	{"LL-4.4", binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.KKTConvergence(r.obj, tr, 0) })
+	})},
+	{"LL-C8", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+		r.weightsAt(i)
+		return theorems.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{"LL-A9", binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) })
@@ -124,6 +139,9 @@ func (r *recorded) regressionCase() theorems.RegressionCase {
 func always(*recorded) bool { return true }
 
 func binaryLoss(r *recorded) bool { return r.obj.Loss.Kind() == losses.Binary }
+
+// marginLoss: a loss with a margin form (binary or cross-entropy).
+func marginLoss(r *recorded) bool { return binaryLoss(r) || multiClass(r) }
 
 func multiClass(r *recorded) bool { return r.obj.Loss.Kind() == losses.MultiClass }
 

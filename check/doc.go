@@ -81,16 +81,22 @@
 //
 // # The claims
 //
-// Run checks each catalog entry the run can speak to (claims.go):
+// Run checks each catalog entry the run can speak to (claims.go); the
+// pointwise ones hold at any θ the run passed through, whatever the
+// optimizer:
 //
 //	LL-B3   Euler identity ⟨θ, ∇Φ⟩ = LΦ          every record          any θ
+//	LL-B3m  per-block ⟨w_i, ∇_{w_i}Φ⟩ = k_iΦ     every record          any θ
 //	LL-B4   radial identity ⟨θ, −∇𝓛⟩ = Lν         every record          binary margin loss
 //	LL-A5   γ̄ − g′ log N/ρ^L ≤ γ̃ ≤ γ̄           every separated record
+//	LL-C7   MFCQ of (P)                          every separated record
+//	LL-5.1  pointwise flow inequality            every separated record  margin loss
 //	LL-4.1  γ̃ non-decreasing after t₀            the run               GD (premise) or a flow with local_error
 //	LL-4.2  γ̂ non-decreasing (GD)               the run               GD, exponential loss, C² net
 //	LL-4.3  rates of 𝓛 and ρ                     the run               every step recorded (S5)
 //	LL-F    γ̃ non-decreasing, cross-entropy      the run               GD or flow
 //	LL-4.4  KKT residuals ε, δ → 0 (Cor C.10)    the run               GD (premise), homogeneous, unweighted
+//	LL-C8   Lemma C.8 certificate identity       every separated record  unweighted
 //	LL-A9   1 − β → 0 (Cor C.10)                 the run               GD (premise), homogeneous, unweighted
 //	LL-lin  direction → the SVM, L = 1           the run               GD (premise), linear model
 //	ZD-T1   GRW ends at the interpolator θ*      the run               linear model, squared loss, d > n

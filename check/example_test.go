@@ -46,11 +46,15 @@ func ExampleRun() {
 	// Output:
 	// mlp:relu:2x8
 	// LL-B3 holds
+	// LL-B3m holds
 	// LL-B4 holds
 	// LL-A5 holds
+	// LL-C7 holds
+	// LL-5.1 holds
 	// LL-4.1 assumption-failed
 	// LL-4.2 assumption-failed
 	// LL-4.3 inconclusive
 	// LL-4.4 assumption-failed
+	// LL-C8 holds
 	// LL-A9 assumption-failed
 }
