@@ -3,6 +3,7 @@ module github.com/implicitbias/implicitbias
 go 1.26
 
 require (
+	codeberg.org/sbinet/npyio v0.14.0
 	github.com/leanovate/gopter v0.2.11
 	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/gonum v0.17.0
@@ -13,7 +14,6 @@ require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
-	codeberg.org/sbinet/npyio v0.14.0 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
