@@ -55,6 +55,9 @@ func badFiles(t *testing.T) map[string]string {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		paths[name] = p
 	}
+	for name, p := range badRuns(t, dir) { // trajectory files (check_test.go)
+		paths[name] = p
+	}
 	return paths
 }
 
@@ -122,6 +125,26 @@ func TestBadInputTable(t *testing.T) {
 		{"groups file too long", []string{"train", "--data", ok, "--weights", "gdro", "--groups", f["g3.txt"]}, exitUsage, "has 3 group labels for 2 samples"},
 		{"θ₀ of the wrong length", []string{"interpolate", "--data", ok, "--theta0", f["theta3.txt"]}, exitUsage, "has 3 entries, but the samples have 2 features"},
 		{"kernel of the wrong size", []string{"maxmargin", "--data", ok, "--kernel", f["kernel1.csv"]}, exitUsage, "needs 2 per row"},
+		// Trajectory files (check --run, train --init; docs/check.md).
+		{"run is not an NPZ", []string{"check", "--run", f["run_csv.npz"]}, exitUsage, "not an NPZ archive"},
+		{"run missing", []string{"check", "--run", filepath.Join(filepath.Dir(ok), "none.npz")}, exitUsage, "no such file"},
+		{"no --run", []string{"check"}, exitUsage, "--run FILE.npz is required"},
+		{"run without step", []string{"check", "--run", f["run_nostep.npz"]}, exitUsage, "missing array step"},
+		{"run without lr", []string{"check", "--run", f["run_nolr.npz"]}, exitUsage, "missing array lr"},
+		{"run without parameters", []string{"check", "--run", f["run_notheta.npz"]}, exitUsage, "missing parameter arrays"},
+		{"NaN in θ", []string{"check", "--run", f["run_nan.npz"]}, exitUsage, "theta/2.weight: record 2 (step 10) has NaN"},
+		{"snapshots disagree", []string{"check", "--run", f["run_snapshot.npz"]}, exitUsage, "theta/2.weight has shape (2, 1, 3), want (3, *shape)"},
+		{"malformed NPY header", []string{"check", "--run", f["run_badnpy.npz"]}, exitUsage, "array lr: NPY header"},
+		{"unknown module", []string{"check", "--run", f["run_bn.npz"]}, exitUsage, "modules[1] = BatchNorm1d(3"},
+		{"tensors that do not chain", []string{"check", "--run", f["run_chain.npz"]}, exitUsage, "theta/2.weight takes 4 inputs, the layer before it gives 3"},
+		{"outputs the mapping does not reproduce", []string{"check", "--run", f["run_out.npz"]}, exitUsage, "does not reproduce the run's outputs"},
+		{"no data in the run", []string{"check", "--run", f["run_nodata.npz"]}, exitUsage, "has no X and y: give the data (--data FILE)"},
+		{"model spec of another size", []string{"check", "--run", f["run_ok.npz"], "--model", "mlp:relu:2x4"}, exitUsage, "has 12 parameters, the run's tensors 9"},
+		{"data of another dimension", []string{"check", "--run", f["run_ok.npz"], "--data", f["label0.csv"]}, exitUsage, "has 6 parameters, the run's tensors 9"},
+		{"loss not one check knows", []string{"check", "--run", f["run_ok.npz"], "--loss", "poly"}, exitUsage, `loss "poly": want exp, logistic, ce or squared`},
+		{"--init of another size", []string{"train", "--data", ok, "--model", "mlp:relu:2x4", "--init", f["run_ok.npz"]}, exitUsage, "θ has 9 entries, model mlp:relu:2x4 needs 12"},
+		{"--init malformed", []string{"train", "--data", ok, "--init", f["run_nan.npz"]}, exitUsage, "has NaN"},
+		{"--export-npz with GRW weights", []string{"train", "--data", ok, "--weights", "iw", "--export-npz", filepath.Join(filepath.Dir(ok), "x.npz")}, exitUsage, "--export-npz with --weights is not supported yet"},
 		// Divergence (the engine's guard rails, train/divergence_test.go).
 		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitUsage, "‖θ‖ overflows float64 (diverged)"},
 		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitUsage, "diverged"},

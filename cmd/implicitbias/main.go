@@ -11,6 +11,7 @@
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
 //	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias maxmargin --data FILE [--kernel FILE]
+//	implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--json] [--report DIR]
 //	implicitbias kkt --data FILE [--model SPEC] [--loss exp|logistic] [--lr η] [--steps N] [--window K] [--json]
 //	implicitbias help [COMMAND]
 //
@@ -57,6 +58,7 @@ func init() {
 		{"loss", "check a loss formula against the hypotheses (LL B3/B4, XY tail, ZD Thm 8)", lossUsage, runLoss},
 		{"maxmargin", "solve the hard-margin SVM without intercept (linear or kernel) and print it as JSON", maxmarginUsage, runMaxMargin},
 		{"kkt", "train by GD and print the KKT residuals of the max-margin problem along training", kktUsage, runKKT},
+		{"check", "check a recorded training run (PyTorch, NumPy or train --export-npz) against the theorems", checkUsage, runCheck},
 		{"grwclass", "final angles to the SVM direction per GRW scheme, logistic vs polynomial tail (a Markdown table)", grwclassUsage, runGRWClass},
 	}
 }

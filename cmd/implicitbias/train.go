@@ -17,7 +17,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ] [--init FILE] [--export-npz FILE]
 
 Trains a model on a CSV dataset (one sample per line, the label first, then
 the features; a non-numeric first line is a header) and prints one JSON
@@ -51,6 +51,14 @@ degree (L, null if the model is not homogeneous), normalized_margin
   --groups FILE  group of each sample for iw and gdro, one integer ≥ 0 per
                  line (default: one group per distinct label)
   --l2 μ         add (μ/2)‖θ − θ₀‖², θ₀ the initialization (ZD eq. 13)
+  --init FILE    θ₀ from FILE instead of --seed: a trajectory file (.npz, its
+                 first record, e.g. a PyTorch run's initialization) or one
+                 number per line, in the flat layout of docs/check.md
+  --export-npz FILE
+                 write the run in the trajectory format of docs/check.md (θ at
+                 steps 0, 1, K, K+1, 2K, 2K+1, … with K = --record, and the
+                 last; the data; the outputs at the last record) for
+                 implicitbias check
 
 Model specs:
 `
@@ -71,6 +79,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	weightsSpec := fs.String("weights", "", "")
 	groupsPath := fs.String("groups", "", "")
 	l2 := fs.Float64("l2", 0, "")
+	initPath := fs.String("init", "", "")
+	exportPath := fs.String("export-npz", "", "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -117,13 +127,23 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	}
 	theta := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(*seed, 0)), theta)
+	if *initPath != "" {
+		if theta, err = initTheta(*initPath, model); err != nil {
+			return fail(stderr, "train", err)
+		}
+	}
 	if *l2 != 0 {
 		if !(*l2 > 0) || math.IsInf(*l2, 0) {
 			return fail(stderr, "train", fmt.Errorf("--l2 must be a finite number ≥ 0, got %v", *l2))
 		}
 		obj.Reg = train.L2{Mu: *l2, Theta0: append([]float64(nil), theta...)}
 	}
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting})
+	var tr *train.Trajectory
+	if *exportPath != "" {
+		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting)
+	} else {
+		tr, err = train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting})
+	}
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
