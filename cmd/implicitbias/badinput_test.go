@@ -111,6 +111,10 @@ func TestBadInputTable(t *testing.T) {
 		{"loss not LL's (kkt)", []string{"kkt", "--data", ok, "--loss", "squared"}, exitUsage, "--loss must be exp or logistic"},
 		{"unknown workload", []string{"bench", "--workload", "W9"}, exitUsage, `unknown workload "W9"`},
 		{"unterminated formula", []string{"loss", "log(1+exp(-q)"}, exitUsage, "bad formula"},
+		// Losses that are not positive and decreasing (issue 21: train ran them).
+		{"increasing loss (train expr)", []string{"train", "--data", ok, "--loss", "expr:exp(q)"}, exitUsage, "the loss is not decreasing: (B3.2) fails"},
+		{"loss undefined for q ≤ 0 (train expr)", []string{"train", "--data", ok, "--loss", "expr:log(q)"}, exitUsage, "not positive and finite everywhere: (B3.1) fails at q = 0"},
+		{"loss with a pole (train expr)", []string{"train", "--data", ok, "--loss", "expr:1/(1+q)^2"}, exitUsage, "(B3.1) fails at q = -1: division by zero (a pole of ℓ"},
 		// Weights, groups, θ₀ and kernel files.
 		{"weights file too long (train)", []string{"train", "--data", ok, "--weights", "file:" + f["w3.txt"]}, exitUsage, "has 3 weights for 2 samples"},
 		{"weights file too long (interpolate)", []string{"interpolate", "--data", ok, "--mu", "1", "--weights", f["w3.txt"]}, exitUsage, "has 3 weights for 2 samples"},

@@ -96,6 +96,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "train", err)
 	}
 	loss, err := losses.ByName(*lossName)
+	if err == nil {
+		err = checkExprLoss(*lossName)
+	}
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
