@@ -102,6 +102,8 @@ func TestBadInputTable(t *testing.T) {
 		{"threads 0 (bench)", []string{"bench", "--workload", "W1", "--threads", "0"}, exitUsage, "--threads must be ≥ 1"},
 		{"growth ≤ 1 (kkt)", []string{"kkt", "--data", ok, "--growth", "1"}, exitUsage, "--growth must be > 1"},
 		// Names.
+		{"empty --only selects nothing", []string{"verify", "--only", ""}, exitUsage, "--only needs a value, got an empty one"},
+		{"empty --report", []string{"verify", "--only", "LL-B3", "--report", ""}, exitUsage, "--report needs a value"},
 		{"unknown weighting", []string{"train", "--data", ok, "--weights", "focal"}, exitUsage, `unknown weighting "focal"`},
 		{"weighting parameter out of range", []string{"train", "--data", ok, "--weights", "cvar:2"}, exitUsage, "CVaR-DRO needs a level α in (0, 1]"},
 		{"weighting parameter not a number", []string{"train", "--data", ok, "--weights", "gdro:fast"}, exitUsage, `parameter "fast" is not a finite number`},

@@ -35,6 +35,8 @@ bench/numpy_gd.py and bench/torch_gd.py print; bench/compare runs them all.
   --export FILE  write the problem (data, labels, θ₀, η) as JSON and exit
   --init FILE    start from a problem written by --export
   --json         print a JSON object instead of the line
+
+Exit status: 0 on success, 2 for bad input.
 `
 
 func runBench(args []string, stdout, stderr io.Writer) int {

@@ -52,6 +52,11 @@ degree (L, null if the model is not homogeneous), normalized_margin
                  line (default: one group per distinct label)
   --l2 μ         add (μ/2)‖θ − θ₀‖², θ₀ the initialization (ZD eq. 13)
 
+Exit status: 0 on success, 2 for bad input (a --loss expr: formula that is
+not positive and decreasing is refused, naming the hypothesis), 4 when the
+run diverged (the message says what to try), 130 when interrupted (SIGINT or
+SIGTERM: the JSON of the last recorded step is printed, the trace written).
+
 Model specs:
 `
 

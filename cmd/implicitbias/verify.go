@@ -77,6 +77,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
+	if err := nonEmpty(fs, "only", "report", "shard"); err != nil {
+		return fail(stderr, "verify", err)
+	}
 	budget, err := properties.ParseBudget(*budgetName)
 	if err != nil {
 		return fail(stderr, "verify", err)
