@@ -163,7 +163,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
 }
 
 // nonEmpty returns an error naming the first of the flags that was given
-// with an empty value (--only ” selects nothing, and must not mean
+// with an empty value (an empty --only selects nothing, and must not mean
 // "everything", the default).
 func nonEmpty(fs *flag.FlagSet, names ...string) error {
 	var err error
