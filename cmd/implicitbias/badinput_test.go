@@ -9,6 +9,8 @@ package main
 // valid, with the reason, and checks that their output holds no NaN or Inf.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -48,6 +50,10 @@ func badFiles(t *testing.T) map[string]string {
 		"kernel1.csv":  "1\n2\n",
 		"theta3.txt":   "1\n2\n3\n",
 		"oneclass.csv": "1,1,0\n1,0,1\n",
+		"pixels.csv":   "1,255,0,128,255\n-1,0,255,255,64\n1,200,10,90,250\n-1,5,240,220,30\n",
+		"classes.csv":  "0,1,0\n1,0,1\n2,1,1\n",
+		"bom.csv":      "\ufeff1,1,0\n-1,0,1\n",
+		"text.csv.gz":  "1,1,0\n-1,0,1\n",
 	}
 	paths := map[string]string{}
 	for name, content := range files {
@@ -55,6 +61,18 @@ func badFiles(t *testing.T) map[string]string {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		paths[name] = p
 	}
+	// Gzip files: ok.csv compressed, and the same cut before its trailer.
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(files["ok.csv"]))
+	require.NoError(t, zw.Close())
+	for name, content := range map[string][]byte{"ok.csv.gz": b.Bytes(), "corrupt.csv.gz": b.Bytes()[:b.Len()-6]} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, content, 0o644))
+		paths[name] = p
+	}
+	paths["missing.csv"] = filepath.Join(dir, "missing.csv")
+	paths["nodir"] = filepath.Join(dir, "no", "such", "dir")
 	return paths
 }
 
@@ -129,8 +147,17 @@ func TestBadInputTable(t *testing.T) {
 		{"θ₀ of the wrong length", []string{"interpolate", "--data", ok, "--theta0", f["theta3.txt"]}, exitUsage, "has 3 entries, but the samples have 2 features"},
 		{"kernel of the wrong size", []string{"maxmargin", "--data", ok, "--kernel", f["kernel1.csv"]}, exitUsage, "needs 2 per row"},
 		// Divergence (the engine's guard rails, train/divergence_test.go).
-		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitUsage, "‖θ‖ overflows float64 (diverged)"},
-		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitUsage, "diverged"},
+		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitDiverged, "‖θ‖ overflows float64 (diverged); try a smaller --lr (now 1e+300), or --standardize"},
+		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitDiverged, "diverged"},
+		{"raw pixels, summed exp loss (issue 21)", []string{"train", "--data", f["pixels.csv"]}, exitDiverged, "training diverged: step 1: train: non-finite value: θ[0] became NaN (diverged); try a smaller --lr (now 0.1), or --opt lossbased (LL App. K.1: the step adapts to the loss), or --standardize (every feature to mean 0, standard deviation 1), or --reduce mean"},
+		// Real data (issue 21).
+		{"class labels with a binary loss", []string{"train", "--data", f["classes.csv"]}, exitUsage, "for class labels 0…2 use --loss ce --model linear/3"},
+		{"unknown reduction", []string{"train", "--data", ok, "--reduce", "median"}, exitUsage, `--reduce must be sum or mean, got "median"`},
+		{"mean with GRW weights", []string{"train", "--data", ok, "--reduce", "mean", "--weights", "iw"}, exitUsage, "--reduce mean with --weights"},
+		{"corrupt gzip", []string{"train", "--data", f["corrupt.csv.gz"]}, exitUsage, "corrupt gzip data"},
+		{"text named .gz (kkt)", []string{"kkt", "--data", f["text.csv.gz"]}, exitUsage, "the name ends in .gz, but the content is not gzip"},
+		// Output paths are checked before any work (issue 21: lost work).
+		{"unwritable --trace, before the data are read", []string{"train", "--data", f["missing.csv"], "--trace", f["nodir"] + "/t.csv"}, exitUsage, "--trace: open"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(tc.args...)
@@ -171,6 +198,10 @@ func TestEdgeInputs(t *testing.T) {
 		{"non-separable (train)", []string{"train", "--data", f["dupopp.csv"], "--steps", "200"}, ptr(false)},
 		{"non-separable (train flow)", []string{"train", "--data", f["dupopp.csv"], "--opt", "flow", "--steps", "50"}, ptr(false)},
 		{"steps 0", []string{"train", "--data", f["ok.csv"], "--steps", "0"}, ptr(false)},
+		{"gzip data (train)", []string{"train", "--data", f["ok.csv.gz"], "--steps", "200"}, ptr(true)},
+		{"gzip data (maxmargin)", []string{"maxmargin", "--data", f["ok.csv.gz"]}, nil},
+		{"byte order mark", []string{"train", "--data", f["bom.csv"], "--steps", "200"}, ptr(true)},
+		{"raw pixels, mean of the standardized features", []string{"train", "--data", f["pixels.csv"], "--reduce", "mean", "--standardize", "--steps", "200"}, ptr(true)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(tc.args...)

@@ -1,15 +1,17 @@
 package main
 
 import (
-	"encoding/csv"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
+	"os/signal"
+	"syscall"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
@@ -76,6 +78,8 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	weightsSpec := fs.String("weights", "", "")
 	groupsPath := fs.String("groups", "", "")
 	l2 := fs.Float64("l2", 0, "")
+	reduceName := fs.String("reduce", "sum", "")
+	standardize := fs.Bool("standardize", false, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -96,9 +100,18 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if *record < 1 {
 		return fail(stderr, "train", fmt.Errorf("--record must be ≥ 1, got %d", *record))
 	}
+	trace, err := createTrace(*tracePath) // before any work: see trainrun.go
+	if err != nil {
+		return fail(stderr, "train", err)
+	}
+	defer trace.close()
 	data, err := dataset.LoadCSV(*dataPath)
 	if err != nil {
 		return fail(stderr, "train", err)
+	}
+	var mean, scale []float64
+	if *standardize {
+		mean, scale = data.Standardize()
 	}
 	loss, err := losses.ByName(*lossName)
 	if err == nil {
@@ -111,15 +124,25 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
+	if *reduceName == "mean" && !flagGiven(fs, "lr") {
+		*lr *= float64(data.N) // see meanStep
+	}
 	opt, err := train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol})
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
 	obj, err := train.NewObjective(model, loss, data)
 	if err != nil {
-		return fail(stderr, "train", err)
+		return fail(stderr, "train", classLabelHint(err, data, *lossName))
 	}
 	weighting, err := trainWeighting(*weightsSpec, *groupsPath, data)
+	if err != nil {
+		return fail(stderr, "train", err)
+	}
+	red, err := parseReduction(*reduceName, data.N, weighting != nil)
+	if err == nil {
+		err = red.apply(obj)
+	}
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
@@ -131,29 +154,57 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		}
 		obj.Reg = train.L2{Mu: *l2, Theta0: append([]float64(nil), theta...)}
 	}
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting})
-	if err != nil {
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	var last lastState
+	degree := model.Degree().Order
+	if !model.Degree().Homogeneous {
+		degree = math.NaN()
+	}
+	observe := observeTrain(ctx, obj, degree, red, trace, &last)
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting, Observe: observe})
+	switch {
+	case errors.Is(err, errInterrupted) && last.ok:
+		tr = last.trajectory(tr)
+	case errors.Is(err, train.ErrNonFinite):
+		fmt.Fprintf(stderr, "implicitbias train: %s\n", divergenceHint(err, *lr, *optName, *reduceName, *standardize))
+		return exitDiverged
+	case err != nil:
 		return fail(stderr, "train", err)
 	}
-	if *tracePath != "" {
-		if err := writeTrace(*tracePath, tr); err != nil {
-			return fail(stderr, "train", err)
-		}
+	if err := trace.close(); err != nil {
+		return fail(stderr, "train", fmt.Errorf("--trace: %v", err))
 	}
-	fin := tr.Final()
+	fin := red.summed(obj, degree, tr.Final())
+	if last.ok {
+		fin = tr.Final() // observeTrain already summed it
+	}
 	out := map[string]any{
 		"model": tr.Model, "loss": tr.Loss, "optimizer": tr.Optimizer,
 		"steps": tr.Steps, "log_loss": num(fin.LogLoss), "log_T": num(fin.LogT), "stalled": tr.Stalled, "norm": num(fin.Rho),
 		"degree": num(tr.Degree), "q_min": num(fin.QMin),
 		"normalized_margin": num(fin.NormalizedMargin), "smoothed_margin": num(fin.SmoothedMargin),
-		"separated": fin.Separated, "theta": tr.Theta,
+		"separated": fin.Separated, "theta": tr.Theta, "lr": *lr,
 	}
 	if weighting != nil {
 		out["weighting"], out["weights"] = tr.Weighting, tr.Weights
 	}
+	if red.mean {
+		out["reduce"] = "mean"
+	}
+	if *standardize {
+		out["feature_mean"], out["feature_scale"] = mean, scale
+	}
+	if last.ok {
+		out["interrupted"] = true
+	}
 	enc := json.NewEncoder(stdout)
 	if err := enc.Encode(out); err != nil {
 		return fail(stderr, "train", err)
+	}
+	if last.ok {
+		fmt.Fprintf(stderr, "implicitbias train: interrupted at step %d; the JSON above is that step's state\n", tr.Steps)
+		return exitInterrupted
 	}
 	return exitOK
 }
@@ -164,23 +215,4 @@ func num(x float64) any {
 		return nil
 	}
 	return x
-}
-
-func writeTrace(path string, tr *train.Trajectory) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"step", "log_T", "log_loss", "log_grad_norm", "norm", "q_min", "normalized_margin", "smoothed_margin", "log_eta", "local_error"})
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 17, 64) }
-	for _, r := range tr.Records {
-		w.Write([]string{strconv.Itoa(r.Step), g(r.LogT), g(r.LogLoss), g(r.LogGradNorm), g(r.Rho), g(r.QMin), g(r.NormalizedMargin), g(r.SmoothedMargin), g(r.LogEta), g(r.LocalError)})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
