@@ -24,6 +24,23 @@ type siteEntry struct {
 	Plots                                 []PlotFile
 }
 
+// CheckDir creates dir (and its figures/ directory) and checks that files
+// can be written there, so that a run told to write its report finds out
+// before its work, not after (issue 21: an unwritable --report lost the
+// table and hid a violation behind exit status 2).
+func CheckDir(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
 // WriteSite writes the report into dir: index.html (static, no network),
 // report.md with the same table, report.json (the Document), and every
 // figure as PNG and SVG under figures/. It returns the document, whose

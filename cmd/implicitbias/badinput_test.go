@@ -148,6 +148,8 @@ func TestBadInputTable(t *testing.T) {
 		{"kernel of the wrong size", []string{"maxmargin", "--data", ok, "--kernel", f["kernel1.csv"]}, exitUsage, "needs 2 per row"},
 		// Divergence (the engine's guard rails, train/divergence_test.go).
 		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitDiverged, "‖θ‖ overflows float64 (diverged); try a smaller --lr (now 1e+300), or --standardize"},
+		{"diverging step (squared loss)", []string{"train", "--data", ok, "--loss", "squared", "--lr", "1e300"}, exitDiverged, "diverged"},
+		{"kkt diverges: the step of the whole run, not \"step A: step B\"", []string{"kkt", "--data", ok, "--lr", "1e300"}, exitDiverged, "kkt: training diverged: step 1: train: non-finite value"},
 		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitDiverged, "diverged"},
 		{"raw pixels, summed exp loss (issue 21)", []string{"train", "--data", f["pixels.csv"]}, exitDiverged, "training diverged: step 1: train: non-finite value: θ[0] became NaN (diverged); try a smaller --lr (now 0.1), or --opt lossbased (LL App. K.1: the step adapts to the loss), or --standardize (every feature to mean 0, standard deviation 1), or --reduce mean"},
 		// Real data (issue 21).
@@ -157,6 +159,7 @@ func TestBadInputTable(t *testing.T) {
 		{"corrupt gzip", []string{"train", "--data", f["corrupt.csv.gz"]}, exitUsage, "corrupt gzip data"},
 		{"text named .gz (kkt)", []string{"kkt", "--data", f["text.csv.gz"]}, exitUsage, "the name ends in .gz, but the content is not gzip"},
 		// Output paths are checked before any work (issue 21: lost work).
+		{"unwritable --report, before any check runs", []string{"verify", "--only", "LL-B3", "--report", ok + "/report"}, exitUsage, "--report: mkdir"},
 		{"unwritable --trace, before the data are read", []string{"train", "--data", f["missing.csv"], "--trace", f["nodir"] + "/t.csv"}, exitUsage, "--trace: open"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,8 +20,8 @@
 // Exit status: 0 when nothing was violated, 1 when a check was violated, 2
 // for bad input (an unknown ID, a malformed data file, a bad flag value), 3
 // when the data of maxmargin or kkt are not separable (kkt: two samples
-// with the same features and opposite labels), 4 when train diverged, 130
-// when interrupted.
+// with the same features and opposite labels), 4 when train or kkt
+// diverged, 130 when interrupted.
 package main
 
 import (
@@ -140,7 +140,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nRun 'implicitbias help COMMAND' (or implicitbias COMMAND -h) for a command's flags and exit statuses.")
 	fmt.Fprintln(stdout, "Flags without a command run verify: implicitbias --only LL- is implicitbias verify --only LL-.")
 	fmt.Fprintln(stdout, "\nExit status: 0 on success (nothing violated), 1 when a check is violated, 2 for bad input,")
-	fmt.Fprintln(stdout, "3 when maxmargin's or kkt's data are not separable, 4 when train diverged, 130 when interrupted.")
+	fmt.Fprintln(stdout, "3 when maxmargin's or kkt's data are not separable, 4 when train or kkt diverged, 130 when interrupted.")
 	return exitOK
 }
 

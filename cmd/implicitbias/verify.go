@@ -80,6 +80,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err := nonEmpty(fs, "only", "report", "shard"); err != nil {
 		return fail(stderr, "verify", err)
 	}
+	if *reportDir != "" {
+		if err := report.CheckDir(*reportDir); err != nil {
+			return fail(stderr, "verify", fmt.Errorf("--report: %v", err))
+		}
+	}
 	budget, err := properties.ParseBudget(*budgetName)
 	if err != nil {
 		return fail(stderr, "verify", err)
@@ -133,11 +138,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		results = kept
 	}
-	if *reportDir != "" {
-		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results); err != nil {
-			return fail(stderr, "verify", err)
-		}
-	}
+	// The table (or JSON) first: a report that cannot be written after all
+	// must not hide the results or a violation.
 	if *asJSON {
 		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results)); err != nil {
 			return fail(stderr, "verify", err)
@@ -145,16 +147,25 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	} else if err := report.WriteTable(stdout, results); err != nil {
 		return fail(stderr, "verify", err)
 	}
+	code := exitOK
+	for _, r := range results {
+		if r.Status() == theorems.Violated {
+			code = exitViolated
+		}
+	}
+	if *reportDir != "" {
+		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results); err != nil {
+			fail(stderr, "verify", fmt.Errorf("--report: %v", err))
+			if code == exitOK { // a violation keeps its status
+				code = exitUsage
+			}
+		}
+	}
 	if interrupted {
 		fmt.Fprintf(stderr, "implicitbias verify: interrupted; %d of %d entries finished\n", len(results), len(entries))
 		return exitInterrupted
 	}
-	for _, r := range results {
-		if r.Status() == theorems.Violated {
-			return exitViolated
-		}
-	}
-	return exitOK
+	return code
 }
 
 func parseShard(s string) (i, n int, err error) {
