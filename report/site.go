@@ -45,12 +45,12 @@ func CheckDir(dir string) error {
 // report.md with the same table, report.json (the Document), and every
 // figure as PNG and SVG under figures/. It returns the document, whose
 // entries list their figure files.
-func WriteSite(dir string, seed int64, budget string, rs []theorems.Result) (Document, error) {
+func WriteSite(dir string, seed int64, budget string, rs []theorems.Result, checks ...string) (Document, error) {
 	figDir := filepath.Join(dir, "figures")
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return Document{}, err
 	}
-	doc := NewDocument(seed, budget, rs)
+	doc := NewDocument(seed, budget, rs, checks...)
 	entries := make([]siteEntry, len(rs))
 	for i, r := range rs {
 		shown, _ := r.Claims.Shown()
@@ -70,9 +70,7 @@ func WriteSite(dir string, seed int64, budget string, rs []theorems.Result) (Doc
 		}
 		entries[i] = e
 	}
-	t := Count(rs)
-	summary := fmt.Sprintf("%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed; %d catalog entries have no check yet.",
-		t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed, t.Unchecked)
+	summary := doc.Totals.Summary()
 	data := struct {
 		Seed    int64
 		Budget  string

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,4 +123,25 @@ func TestReadJSON(t *testing.T) {
 	assert.ErrorContains(t, err, "schema version 9")
 	_, err = ReadJSON(strings.NewReader(`[1,2]`))
 	assert.ErrorContains(t, err, "not a verify JSON document")
+}
+
+// TestSelectionTotals: a selection counts the checks it left out apart
+// from the catalog entries without a check (issue 21: 'verify --only X'
+// said "44 catalog entries have no check yet"), and shards merge to the
+// totals of the whole run.
+func TestSelectionTotals(t *testing.T) {
+	rs := results()
+	var checks []string
+	for _, c := range theorems.Catalog() {
+		checks = append(checks, c.ID)
+	}
+	checks = checks[:len(checks)-1] // one entry without a check
+	one := Count(rs[:1], checks...)
+	assert.Equal(t, 1, one.Unchecked)
+	assert.Equal(t, len(checks)-1, one.NotSelected)
+	assert.Contains(t, one.Summary(), fmt.Sprintf("; %d other checks not selected; 1 catalog entries have no check yet.", len(checks)-1))
+	m, err := Merge(NewDocument(1, "quick", rs[1:], checks...), NewDocument(1, "quick", rs[:1], checks...))
+	require.NoError(t, err)
+	assert.Equal(t, NewDocument(1, "quick", rs, checks...), m)
+	assert.Equal(t, len(checks)-len(rs), m.Totals.NotSelected)
 }

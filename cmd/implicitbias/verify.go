@@ -100,7 +100,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "verify", err)
 	}
 	if *hunt != "" || *drop != "" {
-		return runHunt(*hunt, *drop, *seed, budget, stdout, stderr)
+		return runHunt(*hunt, *drop, *seed, budget, *asJSON, stdout, stderr)
 	}
 	entries, err := properties.Select(*only)
 	if err != nil {
@@ -141,10 +141,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	// The table (or JSON) first: a report that cannot be written after all
 	// must not hide the results or a violation.
 	if *asJSON {
-		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results)); err != nil {
+		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results, registeredChecks()...)); err != nil {
 			return fail(stderr, "verify", err)
 		}
-	} else if err := report.WriteTable(stdout, results); err != nil {
+	} else if err := report.WriteTable(stdout, results, registeredChecks()...); err != nil {
 		return fail(stderr, "verify", err)
 	}
 	code := exitOK
@@ -154,7 +154,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *reportDir != "" {
-		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results); err != nil {
+		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results, registeredChecks()...); err != nil {
 			fail(stderr, "verify", fmt.Errorf("--report: %v", err))
 			if code == exitOK { // a violation keeps its status
 				code = exitUsage
