@@ -54,6 +54,8 @@ func badFiles(t *testing.T) map[string]string {
 		"classes.csv":  "0,1,0\n1,0,1\n2,1,1\n",
 		"bom.csv":      "\ufeff1,1,0\n-1,0,1\n",
 		"text.csv.gz":  "1,1,0\n-1,0,1\n",
+		"tiny.csv":     "1,1e-160,0\n-1,0,1e-160\n",
+		"huge.csv":     "1,1e160,0\n-1,0,1e160\n",
 	}
 	paths := map[string]string{}
 	for name, content := range files {
@@ -118,6 +120,7 @@ func TestBadInputTable(t *testing.T) {
 		{"flow tolerance ≥ 1", []string{"train", "--data", ok, "--opt", "flow", "--tol", "2"}, exitUsage, "flow tolerance must be in (0, 1)"},
 		{"mu NaN (interpolate)", []string{"interpolate", "--data", ok, "--mu", "NaN"}, exitUsage, "--mu must be a finite number > 0"},
 		{"threads 0 (bench)", []string{"bench", "--workload", "W1", "--threads", "0"}, exitUsage, "--threads must be ≥ 1"},
+		{"threads 100000 (bench)", []string{"bench", "--workload", "W1", "--threads", "100000"}, exitUsage, "--threads must be ≤ 1024, got 100000"},
 		{"growth ≤ 1 (kkt)", []string{"kkt", "--data", ok, "--growth", "1"}, exitUsage, "--growth must be > 1"},
 		// Names.
 		{"empty --only selects nothing", []string{"verify", "--only", ""}, exitUsage, "--only needs a value, got an empty one"},
@@ -203,6 +206,8 @@ func TestEdgeInputs(t *testing.T) {
 		{"steps 0", []string{"train", "--data", f["ok.csv"], "--steps", "0"}, ptr(false)},
 		{"gzip data (train)", []string{"train", "--data", f["ok.csv.gz"], "--steps", "200"}, ptr(true)},
 		{"gzip data (maxmargin)", []string{"maxmargin", "--data", f["ok.csv.gz"]}, nil},
+		{"features at 1e-160 (maxmargin)", []string{"maxmargin", "--data", f["tiny.csv"]}, nil},
+		{"features at 1e160 (maxmargin)", []string{"maxmargin", "--data", f["huge.csv"]}, nil},
 		{"byte order mark", []string{"train", "--data", f["bom.csv"], "--steps", "200"}, ptr(true)},
 		{"raw pixels, mean of the standardized features", []string{"train", "--data", f["pixels.csv"], "--reduce", "mean", "--standardize", "--steps", "200"}, ptr(true)},
 	} {
