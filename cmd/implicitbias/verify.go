@@ -34,7 +34,10 @@ its bound, and how many negative controls the check caught.
   --report DIR   also write DIR/index.html, DIR/report.md, DIR/report.json and the
                  figures (PNG and SVG) under DIR/figures
   --shard I/N    run only the entries with index ≡ I (mod N) of the selection
-                 (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON
+                 (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON.
+                 Default: from a Slurm array (SLURM_ARRAY_TASK_ID, _COUNT) or a
+                 Kubernetes indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS),
+                 else none (docs/cluster.md)
   --sweep-store DIR
                  keep every job of the width sweeps (section F) in DIR and reuse
                  the jobs found there
@@ -105,6 +108,16 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	entries, err := properties.Select(*only)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *shardSpec == "" {
+		spec, source, err := shardFromEnv(os.Getenv)
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		if spec != "" {
+			fmt.Fprintf(stderr, "implicitbias verify: shard %s from %s\n", spec, source)
+			*shardSpec = spec
+		}
 	}
 	if *shardSpec != "" {
 		i, n, err := parseShard(*shardSpec)
