@@ -45,6 +45,13 @@ its bound, and how many negative controls the check caught.
                  with --sweep-store: compute only the sweep jobs with index ≡ I
                  (mod N); their entries report inconclusive until a run
                  without --sweep-shard finds every job in DIR (docs/ntk.md)
+  --case LINE    rerun one case verbosely: LINE is a case as verify printed it
+                 ("worst case: LINE"), found again among the draws of the
+                 selection's generators at --seed; exit status 1 if it
+                 violates a claim
+  --failures DIR where a violated entry's case is stored (DIR/ID.fail, like
+                 rapid's fail files) and rerun first by the next verify that
+                 selects the entry (default testdata/implicitbias; off: never)
   --faults       run every declared engine fault (package faults) against the
                  claims it must break and print, per (fault, claim), the share
                  of cases the check reported violated (--json: one object per
@@ -64,6 +71,9 @@ when it found a counterexample and 1 when it did not.
 
 const exitInterrupted = 130
 
+// defaultFailures is where verify stores failing cases (see replay.go).
+const defaultFailures = "testdata/implicitbias"
+
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	only := fs.String("only", "", "")
@@ -77,10 +87,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	hunt := fs.String("hunt", "", "")
 	drop := fs.String("drop", "", "")
 	faultPower := fs.Bool("faults", false, "")
+	caseLine := fs.String("case", "", "")
+	failDir := fs.String("failures", defaultFailures, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
-	if err := nonEmpty(fs, "only", "report", "shard"); err != nil {
+	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures"); err != nil {
 		return fail(stderr, "verify", err)
 	}
 	if *reportDir != "" {
@@ -132,10 +144,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		entries = mine
 	}
+	if *caseLine != "" {
+		return runCase(entries, *seed, budget, *caseLine, stdout, stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *faultPower {
 		return runFaultPower(ctx, entries, *seed, budget, *asJSON, stdout, stderr)
+	}
+	stored, err := rerunStored(*failDir, entries, stderr) // replay.go
+	if err != nil {
+		return fail(stderr, "verify", err)
 	}
 	prog := newProgress(stderr, len(entries))
 	results := runEntries(ctx, entries, properties.RunOptions{Seed: *seed, Budget: budget, Figures: *reportDir != ""}, prog)
@@ -151,6 +170,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		results = kept
 	}
+	addStored(results, stored)
 	// The table (or JSON) first: a report that cannot be written after all
 	// must not hide the results or a violation.
 	if *asJSON {
@@ -164,6 +184,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	for _, r := range results {
 		if r.Status() == theorems.Violated {
 			code = exitViolated
+		}
+	}
+	if *failDir != "off" {
+		if err := storeFailures(*failDir, *seed, budget.String(), results, stderr); err != nil {
+			fail(stderr, "verify", fmt.Errorf("--failures: %v", err))
 		}
 	}
 	if *reportDir != "" {
