@@ -28,6 +28,9 @@ type Document struct {
 	Budget        string  `json:"budget"`
 	Entries       []Entry `json:"entries"`
 	Totals        Totals  `json:"totals"`
+	// Provenance is set in a report's report.json (WriteReport), never in
+	// verify --json, whose shards merge bit for bit.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Entry is one catalog entry's result.

@@ -23,35 +23,6 @@ func FileStem(id, name string) string {
 	return r.Replace(id) + "-" + r.Replace(name)
 }
 
-// StatisticsFigure is the evidence every entry has: each case's statistic
-// against the entry's bound, on a log scale. Statistics of 0 are drawn at
-// 1e-17, below double precision's resolution of 1.
-func StatisticsFigure(r theorems.Result) (theorems.Figure, bool) {
-	var x, y []float64
-	for i, v := range r.Claims.Values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		x = append(x, float64(i+1))
-		y = append(y, math.Log10(math.Max(v, 1e-17)))
-	}
-	if len(x) == 0 {
-		return theorems.Figure{}, false
-	}
-	f := theorems.Figure{
-		Name:   "statistics",
-		Title:  fmt.Sprintf("%s: statistic per case", r.ID),
-		XLabel: "case",
-		YLabel: "log10 statistic",
-		Series: []theorems.Series{{Name: "cases", X: x, Y: y, Points: true}},
-	}
-	if shown, _ := r.Claims.Shown(); shown.Bound > 0 && !math.IsInf(shown.Bound, 0) {
-		b := shown.Bound
-		f.Lines = append(f.Lines, theorems.Line{Name: fmt.Sprintf("bound %.2g", b), Y: math.Log10(b)})
-	}
-	return f, true
-}
-
 // seriesColor cycles through gonum's soft palette starting with blue (red
 // stays for bounds), then its dark palette, so that up to 12 series differ.
 func seriesColor(i int) color.Color {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/report"
@@ -75,6 +76,7 @@ const exitInterrupted = 130
 const defaultFailures = "testdata/implicitbias"
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
+	start := time.Now()
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	only := fs.String("only", "", "")
 	seed := fs.Int64("seed", 1, "")
@@ -192,7 +194,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *reportDir != "" {
-		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results, registeredChecks()...); err != nil {
+		addControlRuns(ctx, entries, results, *seed, budget) // controlruns.go
+		if _, err := report.WriteReport(*reportDir, *seed, budget.String(), results, provenance(append([]string{"verify"}, args...), start), registeredChecks()); err != nil {
 			fail(stderr, "verify", fmt.Errorf("--report: %v", err))
 			if code == exitOK { // a violation keeps its status
 				code = exitUsage
