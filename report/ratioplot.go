@@ -3,9 +3,9 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -212,31 +212,36 @@ func RatioPlot(dir, stem string, r theorems.Result) ([]string, bool, error) {
 	if ceilUsed {
 		leg.Add("triangles at the top: the violating sign")
 	}
-	const w, h, legendW = 9 * vg.Inch, 4 * vg.Inch, 2.9 * vg.Inch
-	var files []string
-	for _, format := range []string{"png", "svg"} {
-		c, err := draw.NewFormattedCanvas(w, h, format)
-		if err != nil {
-			return nil, false, err
-		}
-		dc := draw.New(c)
-		p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
-		leg.Draw(draw.Crop(dc, w-legendW+vg.Points(12), 0, 0, -vg.Points(20)))
-		name := stem + "." + format
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return nil, false, err
-		}
-		if _, err := c.WriteTo(f); err != nil {
-			f.Close()
-			return nil, false, fmt.Errorf("saving %s: %v", name, err)
-		}
-		if err := f.Close(); err != nil {
-			return nil, false, err
-		}
-		files = append(files, name)
+	files, err := saveWithLegend(p, &leg, dir, stem)
+	if err != nil {
+		return nil, false, err
 	}
 	return files, true, nil
+}
+
+// ControlPixels counts the pixels of the controls' colour in a PNG figure:
+// how a test (or a tool) sees that a RatioPlot drew controls.
+func ControlPixels(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return 0, err
+	}
+	want := color.RGBAModel.Convert(controlColor).(color.RGBA)
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if color.RGBAModel.Convert(img.At(x, y)).(color.RGBA) == want {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 func shorten(s string, n int) string {

@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,20 +191,7 @@ func chromiumDOM(t *testing.T, bin string, flags []string, page string) (string,
 // controlPixels counts the pixels of the controls' colour in a PNG.
 func controlPixels(t *testing.T, path string) int {
 	t.Helper()
-	f, err := os.Open(path)
+	n, err := ControlPixels(path)
 	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	want := color.RGBAModel.Convert(controlColor).(color.RGBA)
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if color.RGBAModel.Convert(img.At(x, y)).(color.RGBA) == want {
-				n++
-			}
-		}
-	}
 	return n
 }
