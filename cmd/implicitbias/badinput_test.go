@@ -227,3 +227,69 @@ func TestEdgeInputs(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestIssue21Table: every input of issue 21 ("the CLI and the report as a
+// researcher meets them") with its exit status and what it must say (on
+// stdout or stderr), and never NaN or a panic. Rows that are bad input
+// are also in TestBadInputTable, which checks their one-line form; the
+// rest are here only.
+func TestIssue21Table(t *testing.T) {
+	f := badFiles(t)
+	ok := f["ok.csv"]
+	line := worstCase(t, "LL-B3", "7")
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    string // a substring of stdout ("" for none expected)
+		stderr    string // a substring of stderr
+		notStdout string // what stdout must not say
+	}{
+		// Silent wrong results.
+		{"train refuses an increasing loss", []string{"train", "--data", ok, "--loss", "expr:exp(q)"}, exitUsage, "", "(B3.2) fails", ""},
+		{"train refuses log(q)", []string{"train", "--data", ok, "--loss", "expr:log(q)"}, exitUsage, "", "(B3.1) fails at q = 0", ""},
+		{"loss: a pole fails (B3.1)", []string{"loss", "1/(1+q)^2"}, exitViolated, "(B3.1)           LL App. A.1                    fails at q = -1", "", "+Inf"},
+		{"loss --json: the pole and L = +Inf", []string{"loss", "--json", "1/(1+q)^2"}, exitViolated, `"status_text": "fails at q = -1"`, "", "holds (L"},
+		// Help.
+		{"-h", []string{"-h"}, exitOK, "Exit status", "", ""},
+		{"CMD -h", []string{"train", "-h"}, exitOK, "Exit status", "", ""},
+		{"merge -h", []string{"merge", "-h"}, exitOK, "implicitbias merge FILE.json", "", "help requested"},
+		{"bare implicitbias", nil, exitUsage, "", "Commands:", ""},
+		{"verify --only ''", []string{"verify", "--only", ""}, exitUsage, "", "--only needs a value", ""},
+		// Lost work.
+		{"unwritable --report before the run", []string{"verify", "--only", "LL-B3", "--report", ok + "/r"}, exitUsage, "", "--report: mkdir", ""},
+		{"unwritable --trace before the data", []string{"train", "--data", f["missing.csv"], "--trace", f["nodir"] + "/t.csv"}, exitUsage, "", "--trace: open", ""},
+		// Misleading text.
+		{"verify --only X counts the checks left out", []string{"verify", "--only", "LL-B3"}, exitOK, "44 other checks not selected; 0 catalog entries have no check yet", "", "44 catalog entries"},
+		{"hunt: assumption-failed is no counterexample", []string{"verify", "--hunt", "ZD-P17", "--drop", "psd"}, exitViolated, "not a counterexample", "", "Reproduce"},
+		{"hunt --json", []string{"verify", "--hunt", "ZD-P17", "--drop", "psd", "--json"}, exitViolated, `"found": false`, "", ""},
+		{"kkt: the step of the whole run", []string{"kkt", "--data", ok, "--lr", "1e300"}, exitDiverged, "", "training diverged: step 1: train", ""},
+		// Real data.
+		{"raw pixels diverge: what to try", []string{"train", "--data", f["pixels.csv"]}, exitDiverged, "", "try a smaller --lr (now 0.1), or --opt lossbased", ""},
+		{"--reduce mean --standardize", []string{"train", "--data", f["pixels.csv"], "--reduce", "mean", "--standardize", "--steps", "200"}, exitOK, `"reduce":"mean"`, "", ""},
+		{".csv.gz", []string{"train", "--data", f["ok.csv.gz"], "--steps", "10"}, exitOK, `"steps":10`, "", ""},
+		{"a byte order mark", []string{"train", "--data", f["bom.csv"], "--steps", "10"}, exitOK, `"steps":10`, "", ""},
+		{"a corrupt gzip", []string{"train", "--data", f["corrupt.csv.gz"]}, exitUsage, "", "corrupt gzip data", ""},
+		{"maxmargin at 1e-160", []string{"maxmargin", "--data", f["tiny.csv"]}, exitOK, `"feature_scale"`, "", "NaN"},
+		{"maxmargin at 1e160", []string{"maxmargin", "--data", f["huge.csv"]}, exitOK, `"margin":7.07`, "", "NaN"},
+		{"bench --threads 100000", []string{"bench", "--workload", "W1", "--threads", "100000"}, exitUsage, "", "--threads must be ≤ 1024", ""},
+		// Replay.
+		{"verify --case", []string{"verify", "--only", "LL-B3", "--seed", "7", "--case", line}, exitOK, "status     holds", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tc.args...)
+			assert.Equal(t, tc.code, code, "stderr: %s", errOut)
+			if tc.stdout != "" {
+				assert.Contains(t, out, tc.stdout)
+			}
+			if tc.stderr != "" {
+				assert.Contains(t, errOut, tc.stderr)
+			}
+			if tc.notStdout != "" {
+				assert.NotContains(t, out, tc.notStdout)
+			}
+			assert.NotContains(t, out, "NaN")
+			assert.NotContains(t, errOut, "panic")
+		})
+	}
+}
