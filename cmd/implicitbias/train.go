@@ -19,7 +19,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ] [--reduce sum|mean] [--standardize]
 
 Trains a model on a CSV dataset (one sample per line, the label first, then
 the features; a non-numeric first line is a header) and prints one JSON
@@ -29,7 +29,8 @@ degree (L, null if the model is not homogeneous), normalized_margin
 (q_min/ρ^L), smoothed_margin (g(log 1/𝓛)/ρ^L), stalled, theta; with
 --weights also weighting and weights (the final GRW weights q, summing to 1).
 
-  --data FILE    CSV dataset (required)
+  --data FILE    CSV dataset (required); gzip is read as such (.csv.gz), '-'
+                 is standard input, a UTF-8 byte order mark is skipped
   --model SPEC   model spec (default linear); grammar below
   --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly,
                  or expr:FORMULA, a margin loss ℓ(q) written as a formula (see implicitbias help loss)
@@ -53,6 +54,13 @@ degree (L, null if the model is not homogeneous), normalized_margin
   --groups FILE  group of each sample for iw and gdro, one integer ≥ 0 per
                  line (default: one group per distinct label)
   --l2 μ         add (μ/2)‖θ − θ₀‖², θ₀ the initialization (ZD eq. 13)
+  --reduce R     sum (default: 𝓛 = Σ ℓ_n, the papers') or mean ((1/n)Σ ℓ_n;
+                 without --lr the step is then 0.1·n, the default run of the
+                 sum). log_loss, separated and smoothed_margin are of the sum
+                 either way; --stop-log-loss compares the mean
+  --standardize  scale every feature to mean 0, standard deviation 1 (the
+                 output adds feature_mean and feature_scale; θ is for the
+                 scaled features). For raw pixels: see docs/cli.md
 
 Exit status: 0 on success, 2 for bad input (a --loss expr: formula that is
 not positive and decreasing is refused, naming the hypothesis), 4 when the
