@@ -109,7 +109,7 @@ func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
 // saveWithLegend draws p with the legend in a column of its own right of
 // the data, as stem.png and stem.svg in dir, and returns the file names.
 func saveWithLegend(p *plot.Plot, leg *plot.Legend, dir, stem string) ([]string, error) {
-	const w, h, legendW = 9 * vg.Inch, 4 * vg.Inch, 2.9 * vg.Inch
+	const w, h, legendW = 10 * vg.Inch, 4 * vg.Inch, 3.7 * vg.Inch
 	var files []string
 	for _, format := range []string{"png", "svg"} {
 		c, err := draw.NewFormattedCanvas(w, h, format)

@@ -64,10 +64,16 @@ type ratioSeries struct {
 	ys      []float64
 	kinds   []ratioKind
 	missing int // cases without a statistic
+	refused int // cases the check reported assumption-failed
 }
 
 func newRatioSeries(name string, control bool, s theorems.Summary, fallback float64) ratioSeries {
 	rs := ratioSeries{name: name, control: control}
+	for _, st := range s.Statuses {
+		if st == theorems.AssumptionFailed {
+			rs.refused++
+		}
+	}
 	for i, v := range s.Values {
 		b := fallback
 		if len(s.Bounds) == len(s.Values) {
@@ -111,7 +117,7 @@ func RatioPlot(dir, stem string, r theorems.Result) ([]string, bool, error) {
 		if c.Fault != "" {
 			name = "fault " + c.Fault
 		}
-		series = append(series, newRatioSeries(fmt.Sprintf("control: %s", shorten(name, 24)), true, c.Summary, cs.Bound))
+		series = append(series, newRatioSeries(fmt.Sprintf("control: %s", shorten(name, 22)), true, c.Summary, cs.Bound))
 	}
 	lo, hi := 0.0, 0.0
 	any := false
@@ -179,6 +185,11 @@ func RatioPlot(dir, stem string, r theorems.Result) ([]string, bool, error) {
 			}
 		}
 		name := s.name
+		if s.refused > 0 {
+			// A refused case's statistic measured the broken hypothesis,
+			// not the claim: drawn, and counted here.
+			name += fmt.Sprintf(", %d assumption-failed", s.refused)
+		}
 		if s.missing > 0 {
 			name += fmt.Sprintf(", %d without a statistic", s.missing)
 		}

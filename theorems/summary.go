@@ -21,12 +21,13 @@ type Summary struct {
 	// say the claim holds.
 	GaveUp bool
 	// Values holds every case's statistic in case order (NaN when the case
-	// did not compute one), for plots of the evidence, and Bounds the
-	// bound each was compared with (Add fills both; a Summary merged from
-	// several by Values alone has shorter Bounds, and a plot then falls back
-	// on the shown bound).
-	Values []float64
-	Bounds []float64
+	// did not compute one), for plots of the evidence; Bounds the bound
+	// each was compared with and Statuses each case's status (Add fills all
+	// three; a Summary merged from several by Values alone has shorter
+	// Bounds, and a plot then falls back on the shown bound).
+	Values   []float64
+	Bounds   []float64
+	Statuses []Status
 }
 
 // Add counts v for the case described by c.
@@ -42,6 +43,7 @@ func (s *Summary) Add(v Verdict, c string) {
 	s.Cases++
 	s.Values = append(s.Values, v.Statistic)
 	s.Bounds = append(s.Bounds, v.Bound)
+	s.Statuses = append(s.Statuses, v.Status)
 	switch v.Status {
 	case Holds:
 		s.Holds++
