@@ -37,8 +37,10 @@ func initTheta(path string, model models.Model) ([]float64, error) {
 // consecutive steps (t, t+1) every record steps (every step when record is
 // 1) and at the last step, so that check can verify each recorded step is
 // −η∇𝓛, and the run is written with its data and final outputs in the
-// trajectory format.
-func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []float64, steps, record int, stop float64, weighting train.Weighting) (*train.Trajectory, error) {
+// trajectory format. observe (the trace and the interrupt of train) sees the
+// steps of the --record grid; an interrupted run writes what it recorded.
+func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []float64, steps, record int, stop float64, weighting train.Weighting,
+	observe func(*train.Record, []float64, *train.Eval) error) (*train.Trajectory, error) {
 	if weighting != nil {
 		return nil, errors.New("--export-npz with --weights is not supported yet: the recorder of GRW runs keeps no windows")
 	}
@@ -48,14 +50,18 @@ func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []f
 	// One continuous run (an optimizer with state — momentum, Adam, the
 	// flow's step size — keeps it), θ kept at the steps of the pairs only.
 	keep := func(t int) bool { return record == 1 || t%record <= 1 || t == steps }
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: steps, Observe: func(r *train.Record, th []float64, _ *train.Eval) error {
+	tr, err := train.Run(obj, opt, theta, train.Config{Steps: steps, Observe: func(r *train.Record, th []float64, ev *train.Eval) error {
 		if keep(r.Step) {
 			r.Theta = append([]float64(nil), th...)
 		}
+		if observe != nil && (r.Step%record == 0 || r.Step == steps) {
+			return observe(r, th, ev)
+		}
 		return nil
 	}})
-	if err != nil {
-		return nil, err
+	interrupted := errors.Is(err, errInterrupted) && tr != nil
+	if err != nil && !interrupted {
+		return tr, err
 	}
 	kept := tr.Records[:0]
 	for _, r := range tr.Records {
@@ -71,6 +77,9 @@ func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []f
 	t.Outputs = obj.Model.Forward(obj.Model.NewWorkspace(obj.Data.N), t.Theta[len(t.Theta)-1], obj.Data.X, obj.Data.N)
 	if err := check.WriteFile(path, t); err != nil {
 		return nil, err
+	}
+	if interrupted {
+		return tr, errInterrupted
 	}
 	return tr, nil
 }
