@@ -23,7 +23,13 @@ func ReadCSV(r io.Reader) (*Dataset, error) {
 	var fields []float64
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if line == 1 {
+			// A UTF-8 byte order mark (spreadsheet exports write one) is
+			// not part of the first number.
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
+		text = strings.TrimSpace(text)
 		if text == "" {
 			continue
 		}
@@ -94,16 +100,34 @@ func isHeader(parts []string) bool {
 	return true
 }
 
-// LoadCSV reads the CSV file at path (see ReadCSV); errors name the file.
+// LoadCSV reads the CSV file at path (see ReadCSV), or standard input when
+// path is "-"; gzip-compressed input is read as such (see OpenCSV). Errors
+// name the file.
 func LoadCSV(path string) (*Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	return LoadCSVFrom(path, os.Stdin)
+}
+
+// LoadCSVFrom is LoadCSV with stdin read for the path "-".
+func LoadCSVFrom(path string, stdin io.Reader) (*Dataset, error) {
+	name := path
+	var in io.Reader = stdin
+	if path == "-" {
+		name = "standard input"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
 	}
-	defer f.Close()
-	d, err := ReadCSV(f)
+	r, err := Decompress(in, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	d, err := ReadCSV(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return d, nil
 }

@@ -108,6 +108,10 @@ type describer interface {
 	describe(r *Runner) string
 }
 
+// Describe returns the description of case v under r: the line verify
+// prints for it (a sweep's widths and seeds depend on the budget).
+func Describe(r *Runner, v any) string { return describe(r, v) }
+
 // describe returns the description of case v under r.
 func describe(r *Runner, v any) string {
 	if d, ok := v.(describer); ok {

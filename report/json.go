@@ -18,7 +18,7 @@ const SchemaVersion = 1
 //	  "seed": 1, "budget": "quick",
 //	  "entries": [ Entry … ],          // in catalog order
 //	  "totals": { "entries": …, "holds": …, "violated": …, "inconclusive": …,
-//	              "assumption_failed": …, "unchecked": … }
+//	              "assumption_failed": …, "unchecked": …, "not_selected": …, "checks": … }
 //	}
 //
 // Statistics that could not be computed (NaN) are null.
@@ -28,6 +28,9 @@ type Document struct {
 	Budget        string  `json:"budget"`
 	Entries       []Entry `json:"entries"`
 	Totals        Totals  `json:"totals"`
+	// Provenance is set in a report's report.json (WriteReport), never in
+	// verify --json, whose shards merge bit for bit.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Entry is one catalog entry's result.
@@ -61,6 +64,7 @@ func (t Totals) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]int{
 		"entries": t.Entries, "holds": t.Holds, "violated": t.Violated,
 		"inconclusive": t.Inconclusive, "assumption_failed": t.AssumptionFailed, "unchecked": t.Unchecked,
+		"not_selected": t.NotSelected, "checks": t.Checks,
 	})
 }
 
@@ -71,9 +75,9 @@ func finite(x float64) *float64 {
 	return &x
 }
 
-// NewDocument converts results.
-func NewDocument(seed int64, budget string, rs []theorems.Result) Document {
-	d := Document{SchemaVersion: SchemaVersion, Seed: seed, Budget: budget, Totals: Count(rs), Entries: []Entry{}}
+// NewDocument converts results; checks as for Count.
+func NewDocument(seed int64, budget string, rs []theorems.Result, checks ...string) Document {
+	d := Document{SchemaVersion: SchemaVersion, Seed: seed, Budget: budget, Totals: Count(rs, checks...), Entries: []Entry{}}
 	for _, r := range rs {
 		s := r.Claims
 		shown, shownCase := s.Shown()

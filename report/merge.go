@@ -30,7 +30,7 @@ func (t *Totals) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = Totals{Entries: m["entries"], Holds: m["holds"], Violated: m["violated"],
-		Inconclusive: m["inconclusive"], AssumptionFailed: m["assumption_failed"], Unchecked: m["unchecked"]}
+		Inconclusive: m["inconclusive"], AssumptionFailed: m["assumption_failed"], Unchecked: m["unchecked"], NotSelected: m["not_selected"], Checks: m["checks"]}
 	return nil
 }
 
@@ -60,23 +60,28 @@ func Merge(docs ...Document) (Document, error) {
 		order[c.ID] = i
 	}
 	sort.SliceStable(out.Entries, func(i, j int) bool { return order[out.Entries[i].ID] < order[out.Entries[j].ID] })
-	out.Totals = totals(out.Entries)
+	out.Totals = totals(out.Entries, docs)
 	return out, nil
 }
 
-func totals(es []Entry) Totals {
+// totals recounts the merged entries. Shards counted against their
+// registered checks (Checks > 0, the same in every shard) keep their
+// Unchecked; older shards counted every entry without a result as
+// unchecked, and so does their merge.
+func totals(es []Entry, docs []Document) Totals {
 	t := Totals{Entries: len(es), Unchecked: len(theorems.Catalog()) - len(es)}
-	for _, e := range es {
-		switch e.Status {
-		case "holds":
-			t.Holds++
-		case "violated":
-			t.Violated++
-		case "inconclusive":
-			t.Inconclusive++
-		case "assumption-failed":
-			t.AssumptionFailed++
+	scopedDocs := docs[0].Totals.Checks > 0
+	for _, d := range docs {
+		if d.Totals.Checks != docs[0].Totals.Checks || d.Totals.Unchecked != docs[0].Totals.Unchecked {
+			scopedDocs = false
 		}
+	}
+	if scopedDocs {
+		c := docs[0].Totals.Checks
+		t.Unchecked, t.NotSelected, t.Checks = docs[0].Totals.Unchecked, max(c-len(es), 0), c
+	}
+	for _, e := range es {
+		t.add(e.Status)
 	}
 	return t
 }

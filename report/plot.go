@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,35 +22,6 @@ import (
 func FileStem(id, name string) string {
 	r := strings.NewReplacer("/", "_", ".", "_", " ", "_")
 	return r.Replace(id) + "-" + r.Replace(name)
-}
-
-// StatisticsFigure is the evidence every entry has: each case's statistic
-// against the entry's bound, on a log scale. Statistics of 0 are drawn at
-// 1e-17, below double precision's resolution of 1.
-func StatisticsFigure(r theorems.Result) (theorems.Figure, bool) {
-	var x, y []float64
-	for i, v := range r.Claims.Values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		x = append(x, float64(i+1))
-		y = append(y, math.Log10(math.Max(v, 1e-17)))
-	}
-	if len(x) == 0 {
-		return theorems.Figure{}, false
-	}
-	f := theorems.Figure{
-		Name:   "statistics",
-		Title:  fmt.Sprintf("%s: statistic per case", r.ID),
-		XLabel: "case",
-		YLabel: "log10 statistic",
-		Series: []theorems.Series{{Name: "cases", X: x, Y: y, Points: true}},
-	}
-	if shown, _ := r.Claims.Shown(); shown.Bound > 0 && !math.IsInf(shown.Bound, 0) {
-		b := shown.Bound
-		f.Lines = append(f.Lines, theorems.Line{Name: fmt.Sprintf("bound %.2g", b), Y: math.Log10(b)})
-	}
-	return f, true
 }
 
 // seriesColor cycles through gonum's soft palette starting with blue (red
@@ -70,7 +42,11 @@ func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	// The legend goes in a column right of the data (legendOutside), so it
+	// covers no curve (issue 21: it covered ZD-T1's).
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.TextStyle.Font.Size = vg.Points(10)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for i, s := range f.Series {
 		var pts plotter.XYs
@@ -93,7 +69,7 @@ func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			sc.GlyphStyle.Radius = vg.Points(2)
 			p.Add(sc)
-			p.Legend.Add(s.Name, sc)
+			leg.Add(s.Name, sc)
 			continue
 		}
 		l, err := plotter.NewLine(pts)
@@ -103,20 +79,16 @@ func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
 		l.Color = c
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(s.Name, l)
+		leg.Add(s.Name, l)
 	}
 	if math.IsInf(xmin, 0) {
 		xmin, xmax = 0, 1
 	}
-	// Headroom above the data and the lines, so the legend covers neither.
-	ymax := p.Y.Max
+	// The lines inside the vertical range.
 	for _, ln := range f.Lines {
 		if finite(ln.Y) != nil {
-			ymax = math.Max(ymax, ln.Y)
+			p.Y.Max, p.Y.Min = math.Max(p.Y.Max, ln.Y), math.Min(p.Y.Min, ln.Y)
 		}
-	}
-	if ymin := math.Min(p.Y.Min, ymax); ymax > ymin {
-		p.Y.Max = ymax + 0.15*(ymax-ymin)
 	}
 	for _, ln := range f.Lines {
 		if finite(ln.Y) == nil {
@@ -129,13 +101,35 @@ func SaveFigure(dir, stem string, f theorems.Figure) ([]string, error) {
 		l.Color = color.RGBA{R: 200, A: 255}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(ln.Name, l)
+		leg.Add(ln.Name, l)
 	}
+	return saveWithLegend(p, &leg, dir, stem)
+}
+
+// saveWithLegend draws p with the legend in a column of its own right of
+// the data, as stem.png and stem.svg in dir, and returns the file names.
+func saveWithLegend(p *plot.Plot, leg *plot.Legend, dir, stem string) ([]string, error) {
+	const w, h, legendW = 10 * vg.Inch, 4 * vg.Inch, 3.7 * vg.Inch
 	var files []string
-	for _, ext := range []string{".png", ".svg"} {
-		name := stem + ext
-		if err := p.Save(7*vg.Inch, 4*vg.Inch, filepath.Join(dir, name)); err != nil {
+	for _, format := range []string{"png", "svg"} {
+		c, err := draw.NewFormattedCanvas(w, h, format)
+		if err != nil {
+			return nil, err
+		}
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+		leg.Draw(draw.Crop(dc, w-legendW+vg.Points(12), 0, 0, -vg.Points(20)))
+		name := stem + "." + format
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.WriteTo(f); err != nil {
+			f.Close()
 			return nil, fmt.Errorf("saving %s: %v", name, err)
+		}
+		if err := f.Close(); err != nil {
+			return nil, err
 		}
 		files = append(files, name)
 	}

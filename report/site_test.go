@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,12 @@ func siteResults() []theorems.Result {
 		Series: []theorems.Series{{Name: "s", X: []float64{1, 2, 3}, Y: []float64{1, 4, 9}}, {Name: "nan", X: []float64{1}, Y: []float64{nan()}}},
 		Lines:  []theorems.Line{{Name: "bound", Y: 5}},
 	}}
+	var caught, refused theorems.Summary
+	for i := 0; i < 10; i++ {
+		caught.Add(theorems.Verdict{Status: theorems.Violated, Statistic: float64(i+1) * 1e-6, Bound: 1e-10}, "case")
+		refused.Add(theorems.Verdict{Status: theorems.AssumptionFailed, Statistic: nan(), Bound: 1e-10}, "case")
+	}
+	rs[0].ControlRuns = []theorems.ControlRun{{Name: "with a bias", Drops: "bias", Caught: true, Summary: caught}, {Name: "refused", Drops: "degree", Caught: true, Summary: refused}}
 	return rs
 }
 
@@ -68,11 +75,15 @@ func TestSiteInChromium(t *testing.T) {
 	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + t.TempDir()}
-	dom, err := exec.Command(bin, append(flags, "--dump-dom", page)...).Output()
-	require.NoError(t, err)
+	dom, console := chromiumDOM(t, bin, flags, page)
+	assert.Empty(t, console, "console messages")
 	assert.Contains(t, string(dom), "<table>")
 	assert.Equal(t, 2, strings.Count(string(dom), "<img "))
 	assert.NotContains(t, string(dom), `data-broken="true"`)
+	// The controls are listed with their verdicts, and drawn.
+	assert.Contains(t, dom, "Negative control")
+	assert.Contains(t, dom, `<td class="caught">caught</td>`)
+	assert.Positive(t, controlPixels(t, filepath.Join(dir, "figures", "LL-B3-cases.png")))
 	shot := filepath.Join(dir, "shot.png")
 	require.NoError(t, exec.Command(bin, append(flags, "--screenshot="+shot, "--window-size=1200,1600", page)...).Run())
 	st, err := os.Stat(shot)
@@ -91,9 +102,22 @@ func TestSiteInChromiumSeesBrokenImage(t *testing.T) {
 	doc, err := WriteSite(dir, 1, "quick", siteResults())
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(filepath.Join(dir, doc.Entries[0].Figures[0])))
-	dom, err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(dir, "index.html")).Output()
+	// And a script error, which the console check must see.
+	index := filepath.Join(dir, "index.html")
+	html, err := os.ReadFile(index)
 	require.NoError(t, err)
-	assert.Contains(t, string(dom), `data-broken="true"`)
+	require.NoError(t, os.WriteFile(index, []byte(strings.Replace(string(html), "</body>", "<script>notAFunction()</script></body>", 1)), 0o644))
+	dom, console := chromiumDOM(t, bin, []string{"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + t.TempDir()}, "file://"+index)
+	assert.Contains(t, dom, `data-broken="true"`)
+	assert.Contains(t, strings.Join(console, "\n"), "notAFunction is not defined")
+	// A plot without controls has no control colour: the pixel count sees
+	// what it counts.
+	plain := siteResults()[0]
+	plain.ControlRuns = nil
+	files, ok, err := RatioPlot(dir, "plain", plain)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Zero(t, controlPixels(t, filepath.Join(dir, files[0])))
 }
 
 func TestMerge(t *testing.T) {
@@ -122,4 +146,52 @@ func TestReadJSON(t *testing.T) {
 	assert.ErrorContains(t, err, "schema version 9")
 	_, err = ReadJSON(strings.NewReader(`[1,2]`))
 	assert.ErrorContains(t, err, "not a verify JSON document")
+}
+
+// TestSelectionTotals: a selection counts the checks it left out apart
+// from the catalog entries without a check (issue 21: 'verify --only X'
+// said "44 catalog entries have no check yet"), and shards merge to the
+// totals of the whole run.
+func TestSelectionTotals(t *testing.T) {
+	rs := results()
+	var checks []string
+	for _, c := range theorems.Catalog() {
+		checks = append(checks, c.ID)
+	}
+	checks = checks[:len(checks)-1] // one entry without a check
+	one := Count(rs[:1], checks...)
+	assert.Equal(t, 1, one.Unchecked)
+	assert.Equal(t, len(checks)-1, one.NotSelected)
+	assert.Contains(t, one.Summary(), fmt.Sprintf("; %d other checks not selected; 1 catalog entries have no check yet.", len(checks)-1))
+	m, err := Merge(NewDocument(1, "quick", rs[1:], checks...), NewDocument(1, "quick", rs[:1], checks...))
+	require.NoError(t, err)
+	assert.Equal(t, NewDocument(1, "quick", rs, checks...), m)
+	assert.Equal(t, len(checks)-len(rs), m.Totals.NotSelected)
+}
+
+// chromiumDOM loads page in headless Chromium and returns the DOM after
+// load and the page's console messages (Chromium logs them on stderr as
+// ":CONSOLE" lines with --enable-logging=stderr).
+func chromiumDOM(t *testing.T, bin string, flags []string, page string) (string, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, append(flags, "--enable-logging=stderr", "--v=0", "--dump-dom", page)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	var console []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			console = append(console, l)
+		}
+	}
+	return string(dom), console
+}
+
+// controlPixels counts the pixels of the controls' colour in a PNG.
+func controlPixels(t *testing.T, path string) int {
+	t.Helper()
+	n, err := ControlPixels(path)
+	require.NoError(t, err)
+	return n
 }

@@ -15,29 +15,76 @@ type Totals struct {
 	Holds, Violated, Inconclusive, AssumptionFailed int
 	// Unchecked counts catalog entries without a check.
 	Unchecked int
+	// NotSelected counts entries that have a check but were not run
+	// (verify --only, --shard), and Checks how many have one; both are 0
+	// when the totals were counted without the registered checks.
+	NotSelected, Checks int
 }
 
-// Count returns the totals of rs against the catalog.
-func Count(rs []theorems.Result) Totals {
+// Count returns the totals of rs against the catalog. checks, when given,
+// lists the IDs of every registered check: then Unchecked counts the
+// catalog entries without one, and NotSelected the checks not run (issue
+// 21: 'verify --only X' said "44 catalog entries have no check yet").
+// Without checks, every catalog entry without a result counts as
+// unchecked.
+func Count(rs []theorems.Result, checks ...string) Totals {
 	t := Totals{Entries: len(rs), Unchecked: len(theorems.Catalog())}
+	if checks != nil {
+		t = scoped(len(rs), checks)
+		for _, r := range rs {
+			t.add(r.Status().String())
+		}
+		return t
+	}
 	seen := map[string]bool{}
 	for _, r := range rs {
-		switch r.Status() {
-		case theorems.Holds:
-			t.Holds++
-		case theorems.Violated:
-			t.Violated++
-		case theorems.Inconclusive:
-			t.Inconclusive++
-		case theorems.AssumptionFailed:
-			t.AssumptionFailed++
-		}
+		t.add(r.Status().String())
 		if !seen[r.ID] {
 			seen[r.ID] = true
 			t.Unchecked--
 		}
 	}
 	return t
+}
+
+// scoped returns the totals of n results of a run whose registered checks
+// are checks, without the status counts.
+func scoped(n int, checks []string) Totals {
+	has := map[string]bool{}
+	for _, id := range checks {
+		has[id] = true
+	}
+	t := Totals{Entries: n, NotSelected: len(has) - n, Checks: len(has)}
+	for _, c := range theorems.Catalog() {
+		if !has[c.ID] {
+			t.Unchecked++
+		}
+	}
+	return t
+}
+
+// add counts one entry of the status (as Status.String spells it).
+func (t *Totals) add(status string) {
+	switch status {
+	case "holds":
+		t.Holds++
+	case "violated":
+		t.Violated++
+	case "inconclusive":
+		t.Inconclusive++
+	case "assumption-failed":
+		t.AssumptionFailed++
+	}
+}
+
+// Summary is the totals line: "45 entries checked: …; 0 catalog entries
+// have no check yet." and, for a selection, how many checks it left out.
+func (t Totals) Summary() string {
+	s := fmt.Sprintf("%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed)
+	if t.NotSelected > 0 {
+		s += fmt.Sprintf("; %d other checks not selected", t.NotSelected)
+	}
+	return s + fmt.Sprintf("; %d catalog entries have no check yet.", t.Unchecked)
 }
 
 // Stat formats a verdict's statistic against its bound.
@@ -104,14 +151,16 @@ func Controls(r theorems.Result) string {
 // WriteTable writes one row per result and a summary line (with how many
 // catalog entries have no check), then the details of every entry that did
 // not hold.
-func WriteTable(w io.Writer, rs []theorems.Result) error { return writeTable(w, rs, true) }
+func WriteTable(w io.Writer, rs []theorems.Result, checks ...string) error {
+	return writeTable(w, rs, true, checks)
+}
 
 // WriteEntries is WriteTable for a selection that is not a run of the
 // catalog (such as the entries run with a user's loss): its summary line
 // does not count the catalog.
-func WriteEntries(w io.Writer, rs []theorems.Result) error { return writeTable(w, rs, false) }
+func WriteEntries(w io.Writer, rs []theorems.Result) error { return writeTable(w, rs, false, nil) }
 
-func writeTable(w io.Writer, rs []theorems.Result, catalog bool) error {
+func writeTable(w io.Writer, rs []theorems.Result, catalog bool, checks []string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tCLAIM\tCASES\tSTATUS\tWORST (stat vs bound)\tCONTROLS")
 	for _, r := range rs {
@@ -121,12 +170,12 @@ func writeTable(w io.Writer, rs []theorems.Result, catalog bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	t := Count(rs)
-	fmt.Fprintf(w, "\n%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed)
+	t := Count(rs, checks...)
 	if catalog {
-		fmt.Fprintf(w, "; %d catalog entries have no check yet", t.Unchecked)
+		fmt.Fprintf(w, "\n%s\n", t.Summary())
+	} else {
+		fmt.Fprintf(w, "\n%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed.\n", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed)
 	}
-	fmt.Fprintln(w, ".")
 	for _, r := range rs {
 		if r.Status() == theorems.Holds {
 			continue

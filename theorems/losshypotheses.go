@@ -237,6 +237,7 @@ func (a *lossAnalysis) guardFailures(g *symbolic.Guard, p *symbolic.Piece, lo, h
 	}
 	check := func(qs []float64) {
 		prev, prevU := math.NaN(), math.NaN()
+		var kept []float64 // the samples checked, for the even zeros (losspole.go)
 		for _, q := range qs {
 			if !inside(q) && !(q == lo || q == hi) {
 				continue
@@ -251,6 +252,19 @@ func (a *lossAnalysis) guardFailures(g *symbolic.Guard, p *symbolic.Piece, lo, h
 				return
 			}
 			prev, prevU = q, u
+			kept = append(kept, q)
+		}
+		if g.Kind != symbolic.GuardNonZero {
+			return
+		}
+		for i := 1; i+1 < len(kept); i++ {
+			a, m, b := math.Abs(g.Value(kept[i-1])), math.Abs(g.Value(kept[i])), math.Abs(g.Value(kept[i+1]))
+			if m <= a && m <= b && (m < a || m < b) {
+				if z, ok := evenZero(g.Value, kept[i-1], kept[i+1]); ok {
+					fails = append(fails, failure{z, fmt.Sprintf("%s (a pole of ℓ: the divisor touches 0 without changing sign): %s, where it is %s", g.What, g.Site, fmtV(g.Value(z))), 0})
+					return
+				}
+			}
 		}
 	}
 	if lo < hi {

@@ -124,6 +124,34 @@ type LossReport struct {
 	// CertifyTo and EvidenceTo are the settings used (C and Q).
 	CertifyTo  float64 `json:"certify_to"`
 	EvidenceTo float64 `json:"evidence_to"`
+	// refusal is why training with the loss would give wrong numbers (see
+	// TrainRefusal); empty when it is fit.
+	refusal string
+}
+
+// TrainRefusal says why training with the loss is refused: ℓ is undefined,
+// not positive or has a pole somewhere ((B3.1): f = −log ℓ, the log-domain
+// engine's every number, is then NaN or ±Inf at such margins), or ℓ
+// increases somewhere (f′ < 0, so (B3.2) fails with a negative witness:
+// "training" drives those margins the wrong way and a summed loss can
+// decrease by making q_min → −∞, as 'exp(q)' did in issue 21). The message
+// names the hypothesis. Losses that are positive and non-increasing but
+// break a finer hypothesis (a polynomial tail, a kink, isolated zeros of
+// f′) train fine; the theorems that need more say so in 'implicitbias loss'.
+func (r *LossReport) TrainRefusal() (string, bool) { return r.refusal, r.refusal != "" }
+
+func trainRefusal(r *LossReport, a *lossAnalysis) string {
+	if len(a.domain) > 0 {
+		if h, ok := r.Hypothesis(HypB31); ok && h.Status == Violated {
+			return "the loss is not positive and finite everywhere: (" + h.ID + ") " + h.StatusText() + ": " + h.Detail
+		}
+	}
+	for _, f := range a.scanFPrime().fails {
+		if f[1] < 0 || math.IsNaN(f[1]) {
+			return fmt.Sprintf("the loss is not decreasing: (%s) fails at q = %s: f′(%s) = %s < 0, ℓ increases there", HypB32, fmtQ(f[0]), fmtQ(f[0]), fmtV(f[1]))
+		}
+	}
+	return ""
 }
 
 // Hypothesis returns the outcome with the given ID.
@@ -169,8 +197,26 @@ func ValidateLoss(fm *symbolic.Formula, s *symbolic.Settings) *LossReport {
 		a.checkSmooth(b31),
 		a.checkDecreasing(),
 	}
+	for i := range r.Hypotheses {
+		refuseInfinite(&r.Hypotheses[i])
+	}
+	r.refusal = trainRefusal(r, a)
 	r.Applies = applicability(r, fm, a)
 	return r
+}
+
+// refuseInfinite turns a hypothesis that "holds" with an infinite constant
+// (L = sup|ℓ″| = +Inf, K = +Inf, ℓ(b_f) = +Inf) into a failure: each asks
+// for a finite constant, and +Inf is the sampled sup running into a pole or
+// an overflow, never a value the theorems can use (issue 21: ZD-smooth
+// "held" with L = +Inf).
+func refuseInfinite(h *LossHypothesis) {
+	if h.Status != Holds || !math.IsInf(h.Value, 0) {
+		return
+	}
+	h.Status = Violated
+	h.Detail = fmt.Sprintf("%s = %s is not finite; %s", h.ValueName, fmtV(h.Value), h.Detail)
+	h.Certified, h.EvidenceTo = "", 0
 }
 
 func lossPieces(fm *symbolic.Formula) []LossPiece {

@@ -21,8 +21,13 @@ type Summary struct {
 	// say the claim holds.
 	GaveUp bool
 	// Values holds every case's statistic in case order (NaN when the case
-	// did not compute one), for plots of the evidence.
-	Values []float64
+	// did not compute one), for plots of the evidence; Bounds the bound
+	// each was compared with and Statuses each case's status (Add fills all
+	// three; a Summary merged from several by Values alone has shorter
+	// Bounds, and a plot then falls back on the shown bound).
+	Values   []float64
+	Bounds   []float64
+	Statuses []Status
 }
 
 // Add counts v for the case described by c.
@@ -37,6 +42,8 @@ func (s *Summary) Add(v Verdict, c string) {
 	}
 	s.Cases++
 	s.Values = append(s.Values, v.Statistic)
+	s.Bounds = append(s.Bounds, v.Bound)
+	s.Statuses = append(s.Statuses, v.Status)
 	switch v.Status {
 	case Holds:
 		s.Holds++
@@ -97,6 +104,22 @@ type Result struct {
 	// Interrupted reports a run stopped before all cases ran; its status is
 	// not reported.
 	Interrupted bool
+	// ControlRuns holds, when the report asked for them, every negative
+	// control's cases (the verdicts the run's controls gave, drawn again by
+	// the CLI from the same seeds), for the report's plot of claims and
+	// controls against the bound.
+	ControlRuns []ControlRun
+}
+
+// ControlRun is one negative control's cases.
+type ControlRun struct {
+	Name  string // the control's property name
+	Drops string // the hypothesis it drops (its hunt key), if any
+	Fault string // the engine fault it plants, if any
+	// Caught reports the control was caught (every case violated or
+	// assumption-failed, or for a fault the declared share violated).
+	Caught  bool
+	Summary Summary
 }
 
 // Status is the entry's status: the claim's, except that a negative control

@@ -9,6 +9,8 @@ package main
 // valid, with the reason, and checks that their output holds no NaN or Inf.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -48,6 +50,12 @@ func badFiles(t *testing.T) map[string]string {
 		"kernel1.csv":  "1\n2\n",
 		"theta3.txt":   "1\n2\n3\n",
 		"oneclass.csv": "1,1,0\n1,0,1\n",
+		"pixels.csv":   "1,255,0,128,255\n-1,0,255,255,64\n1,200,10,90,250\n-1,5,240,220,30\n",
+		"classes.csv":  "0,1,0\n1,0,1\n2,1,1\n",
+		"bom.csv":      "\ufeff1,1,0\n-1,0,1\n",
+		"text.csv.gz":  "1,1,0\n-1,0,1\n",
+		"tiny.csv":     "1,1e-160,0\n-1,0,1e-160\n",
+		"huge.csv":     "1,1e160,0\n-1,0,1e160\n",
 	}
 	paths := map[string]string{}
 	for name, content := range files {
@@ -55,6 +63,21 @@ func badFiles(t *testing.T) map[string]string {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		paths[name] = p
 	}
+	for name, p := range badRuns(t, dir) { // trajectory files (check_test.go)
+		paths[name] = p
+	}
+	// Gzip files: ok.csv compressed, and the same cut before its trailer.
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(files["ok.csv"]))
+	require.NoError(t, zw.Close())
+	for name, content := range map[string][]byte{"ok.csv.gz": b.Bytes(), "corrupt.csv.gz": b.Bytes()[:b.Len()-6]} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, content, 0o644))
+		paths[name] = p
+	}
+	paths["missing.csv"] = filepath.Join(dir, "missing.csv")
+	paths["nodir"] = filepath.Join(dir, "no", "such", "dir")
 	return paths
 }
 
@@ -100,8 +123,11 @@ func TestBadInputTable(t *testing.T) {
 		{"flow tolerance ≥ 1", []string{"train", "--data", ok, "--opt", "flow", "--tol", "2"}, exitUsage, "flow tolerance must be in (0, 1)"},
 		{"mu NaN (interpolate)", []string{"interpolate", "--data", ok, "--mu", "NaN"}, exitUsage, "--mu must be a finite number > 0"},
 		{"threads 0 (bench)", []string{"bench", "--workload", "W1", "--threads", "0"}, exitUsage, "--threads must be ≥ 1"},
+		{"threads 100000 (bench)", []string{"bench", "--workload", "W1", "--threads", "100000"}, exitUsage, "--threads must be ≤ 1024, got 100000"},
 		{"growth ≤ 1 (kkt)", []string{"kkt", "--data", ok, "--growth", "1"}, exitUsage, "--growth must be > 1"},
 		// Names.
+		{"empty --only selects nothing", []string{"verify", "--only", ""}, exitUsage, "--only needs a value, got an empty one"},
+		{"empty --report", []string{"verify", "--only", "LL-B3", "--report", ""}, exitUsage, "--report needs a value"},
 		{"unknown weighting", []string{"train", "--data", ok, "--weights", "focal"}, exitUsage, `unknown weighting "focal"`},
 		{"weighting parameter out of range", []string{"train", "--data", ok, "--weights", "cvar:2"}, exitUsage, "CVaR-DRO needs a level α in (0, 1]"},
 		{"weighting parameter not a number", []string{"train", "--data", ok, "--weights", "gdro:fast"}, exitUsage, `parameter "fast" is not a finite number`},
@@ -111,6 +137,10 @@ func TestBadInputTable(t *testing.T) {
 		{"loss not LL's (kkt)", []string{"kkt", "--data", ok, "--loss", "squared"}, exitUsage, "--loss must be exp or logistic"},
 		{"unknown workload", []string{"bench", "--workload", "W9"}, exitUsage, `unknown workload "W9"`},
 		{"unterminated formula", []string{"loss", "log(1+exp(-q)"}, exitUsage, "bad formula"},
+		// Losses that are not positive and decreasing (issue 21: train ran them).
+		{"increasing loss (train expr)", []string{"train", "--data", ok, "--loss", "expr:exp(q)"}, exitUsage, "the loss is not decreasing: (B3.2) fails"},
+		{"loss undefined for q ≤ 0 (train expr)", []string{"train", "--data", ok, "--loss", "expr:log(q)"}, exitUsage, "not positive and finite everywhere: (B3.1) fails at q = 0"},
+		{"loss with a pole (train expr)", []string{"train", "--data", ok, "--loss", "expr:1/(1+q)^2"}, exitUsage, "(B3.1) fails at q = -1: division by zero (a pole of ℓ"},
 		// Weights, groups, θ₀ and kernel files.
 		{"weights file too long (train)", []string{"train", "--data", ok, "--weights", "file:" + f["w3.txt"]}, exitUsage, "has 3 weights for 2 samples"},
 		{"weights file too long (interpolate)", []string{"interpolate", "--data", ok, "--mu", "1", "--weights", f["w3.txt"]}, exitUsage, "has 3 weights for 2 samples"},
@@ -122,9 +152,41 @@ func TestBadInputTable(t *testing.T) {
 		{"groups file too long", []string{"train", "--data", ok, "--weights", "gdro", "--groups", f["g3.txt"]}, exitUsage, "has 3 group labels for 2 samples"},
 		{"θ₀ of the wrong length", []string{"interpolate", "--data", ok, "--theta0", f["theta3.txt"]}, exitUsage, "has 3 entries, but the samples have 2 features"},
 		{"kernel of the wrong size", []string{"maxmargin", "--data", ok, "--kernel", f["kernel1.csv"]}, exitUsage, "needs 2 per row"},
+		// Trajectory files (check --run, train --init; docs/check.md).
+		{"run is not an NPZ", []string{"check", "--run", f["run_csv.npz"]}, exitUsage, "not an NPZ archive"},
+		{"run missing", []string{"check", "--run", filepath.Join(filepath.Dir(ok), "none.npz")}, exitUsage, "no such file"},
+		{"no --run", []string{"check"}, exitUsage, "--run FILE.npz is required"},
+		{"run without step", []string{"check", "--run", f["run_nostep.npz"]}, exitUsage, "missing array step"},
+		{"run without lr", []string{"check", "--run", f["run_nolr.npz"]}, exitUsage, "missing array lr"},
+		{"run without parameters", []string{"check", "--run", f["run_notheta.npz"]}, exitUsage, "missing parameter arrays"},
+		{"NaN in θ", []string{"check", "--run", f["run_nan.npz"]}, exitUsage, "theta/2.weight: record 2 (step 10) has NaN"},
+		{"snapshots disagree", []string{"check", "--run", f["run_snapshot.npz"]}, exitUsage, "theta/2.weight has shape (2, 1, 3), want (3, *shape)"},
+		{"malformed NPY header", []string{"check", "--run", f["run_badnpy.npz"]}, exitUsage, "array lr: NPY header"},
+		{"unknown module", []string{"check", "--run", f["run_bn.npz"]}, exitUsage, "modules[1] = BatchNorm1d(3"},
+		{"tensors that do not chain", []string{"check", "--run", f["run_chain.npz"]}, exitUsage, "theta/2.weight takes 4 inputs, the layer before it gives 3"},
+		{"outputs the mapping does not reproduce", []string{"check", "--run", f["run_out.npz"]}, exitUsage, "does not reproduce the run's outputs"},
+		{"no data in the run", []string{"check", "--run", f["run_nodata.npz"]}, exitUsage, "has no X and y: give the data (--data FILE)"},
+		{"model spec of another size", []string{"check", "--run", f["run_ok.npz"], "--model", "mlp:relu:2x4"}, exitUsage, "has 12 parameters, the run's tensors 9"},
+		{"data of another dimension", []string{"check", "--run", f["run_ok.npz"], "--data", f["label0.csv"]}, exitUsage, "has 6 parameters, the run's tensors 9"},
+		{"loss not one check knows", []string{"check", "--run", f["run_ok.npz"], "--loss", "poly"}, exitUsage, `loss "poly": want exp, logistic, ce or squared`},
+		{"--init of another size", []string{"train", "--data", ok, "--model", "mlp:relu:2x4", "--init", f["run_ok.npz"]}, exitUsage, "θ has 9 entries, model mlp:relu:2x4 needs 12"},
+		{"--init malformed", []string{"train", "--data", ok, "--init", f["run_nan.npz"]}, exitUsage, "has NaN"},
+		{"--export-npz with GRW weights", []string{"train", "--data", ok, "--weights", "iw", "--export-npz", filepath.Join(filepath.Dir(ok), "x.npz")}, exitUsage, "--export-npz with --weights is not supported yet"},
 		// Divergence (the engine's guard rails, train/divergence_test.go).
-		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitUsage, "‖θ‖ overflows float64 (diverged)"},
-		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitUsage, "diverged"},
+		{"loss-based step overflows ‖θ‖", []string{"train", "--data", ok, "--opt", "lossbased", "--lr", "1e300"}, exitDiverged, "‖θ‖ overflows float64 (diverged); try a smaller --lr (now 1e+300), or --standardize"},
+		{"diverging step (squared loss)", []string{"train", "--data", ok, "--loss", "squared", "--lr", "1e300"}, exitDiverged, "diverged"},
+		{"kkt diverges: the step of the whole run, not \"step A: step B\"", []string{"kkt", "--data", ok, "--lr", "1e300"}, exitDiverged, "kkt: training diverged: step 1: train: non-finite value"},
+		{"heavy ball beyond stability", []string{"train", "--data", ok, "--opt", "momentum", "--loss", "squared", "--lr", "5"}, exitDiverged, "diverged"},
+		{"raw pixels, summed exp loss (issue 21)", []string{"train", "--data", f["pixels.csv"]}, exitDiverged, "training diverged: step 1: train: non-finite value: θ[0] became NaN (diverged); try a smaller --lr (now 0.1), or --opt lossbased (LL App. K.1: the step adapts to the loss), or --standardize (every feature to mean 0, standard deviation 1), or --reduce mean"},
+		// Real data (issue 21).
+		{"class labels with a binary loss", []string{"train", "--data", f["classes.csv"]}, exitUsage, "for class labels 0…2 use --loss ce --model linear/3"},
+		{"unknown reduction", []string{"train", "--data", ok, "--reduce", "median"}, exitUsage, `--reduce must be sum or mean, got "median"`},
+		{"mean with GRW weights", []string{"train", "--data", ok, "--reduce", "mean", "--weights", "iw"}, exitUsage, "--reduce mean with --weights"},
+		{"corrupt gzip", []string{"train", "--data", f["corrupt.csv.gz"]}, exitUsage, "corrupt gzip data"},
+		{"text named .gz (kkt)", []string{"kkt", "--data", f["text.csv.gz"]}, exitUsage, "the name ends in .gz, but the content is not gzip"},
+		// Output paths are checked before any work (issue 21: lost work).
+		{"unwritable --report, before any check runs", []string{"verify", "--only", "LL-B3", "--report", ok + "/report"}, exitUsage, "--report: mkdir"},
+		{"unwritable --trace, before the data are read", []string{"train", "--data", f["missing.csv"], "--trace", f["nodir"] + "/t.csv"}, exitUsage, "--trace: open"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(tc.args...)
@@ -165,6 +227,12 @@ func TestEdgeInputs(t *testing.T) {
 		{"non-separable (train)", []string{"train", "--data", f["dupopp.csv"], "--steps", "200"}, ptr(false)},
 		{"non-separable (train flow)", []string{"train", "--data", f["dupopp.csv"], "--opt", "flow", "--steps", "50"}, ptr(false)},
 		{"steps 0", []string{"train", "--data", f["ok.csv"], "--steps", "0"}, ptr(false)},
+		{"gzip data (train)", []string{"train", "--data", f["ok.csv.gz"], "--steps", "200"}, ptr(true)},
+		{"gzip data (maxmargin)", []string{"maxmargin", "--data", f["ok.csv.gz"]}, nil},
+		{"features at 1e-160 (maxmargin)", []string{"maxmargin", "--data", f["tiny.csv"]}, nil},
+		{"features at 1e160 (maxmargin)", []string{"maxmargin", "--data", f["huge.csv"]}, nil},
+		{"byte order mark", []string{"train", "--data", f["bom.csv"], "--steps", "200"}, ptr(true)},
+		{"raw pixels, mean of the standardized features", []string{"train", "--data", f["pixels.csv"], "--reduce", "mean", "--standardize", "--steps", "200"}, ptr(true)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(tc.args...)
@@ -182,3 +250,69 @@ func TestEdgeInputs(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestIssue21Table: every input of issue 21 ("the CLI and the report as a
+// researcher meets them") with its exit status and what it must say (on
+// stdout or stderr), and never NaN or a panic. Rows that are bad input
+// are also in TestBadInputTable, which checks their one-line form; the
+// rest are here only.
+func TestIssue21Table(t *testing.T) {
+	f := badFiles(t)
+	ok := f["ok.csv"]
+	line := worstCase(t, "LL-B3", "7")
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    string // a substring of stdout ("" for none expected)
+		stderr    string // a substring of stderr
+		notStdout string // what stdout must not say
+	}{
+		// Silent wrong results.
+		{"train refuses an increasing loss", []string{"train", "--data", ok, "--loss", "expr:exp(q)"}, exitUsage, "", "(B3.2) fails", ""},
+		{"train refuses log(q)", []string{"train", "--data", ok, "--loss", "expr:log(q)"}, exitUsage, "", "(B3.1) fails at q = 0", ""},
+		{"loss: a pole fails (B3.1)", []string{"loss", "1/(1+q)^2"}, exitViolated, "(B3.1)           LL App. A.1                    fails at q = -1", "", "+Inf"},
+		{"loss --json: the pole and L = +Inf", []string{"loss", "--json", "1/(1+q)^2"}, exitViolated, `"status_text": "fails at q = -1"`, "", "holds (L"},
+		// Help.
+		{"-h", []string{"-h"}, exitOK, "Exit status", "", ""},
+		{"CMD -h", []string{"train", "-h"}, exitOK, "Exit status", "", ""},
+		{"merge -h", []string{"merge", "-h"}, exitOK, "implicitbias merge FILE.json", "", "help requested"},
+		{"bare implicitbias", nil, exitUsage, "", "Commands:", ""},
+		{"verify --only ''", []string{"verify", "--only", ""}, exitUsage, "", "--only needs a value", ""},
+		// Lost work.
+		{"unwritable --report before the run", []string{"verify", "--only", "LL-B3", "--report", ok + "/r"}, exitUsage, "", "--report: mkdir", ""},
+		{"unwritable --trace before the data", []string{"train", "--data", f["missing.csv"], "--trace", f["nodir"] + "/t.csv"}, exitUsage, "", "--trace: open", ""},
+		// Misleading text.
+		{"verify --only X counts the checks left out", []string{"verify", "--only", "LL-B3"}, exitOK, "44 other checks not selected; 0 catalog entries have no check yet", "", "44 catalog entries"},
+		{"hunt: assumption-failed is no counterexample", []string{"verify", "--hunt", "ZD-P17", "--drop", "psd"}, exitViolated, "not a counterexample", "", "Reproduce"},
+		{"hunt --json", []string{"verify", "--hunt", "ZD-P17", "--drop", "psd", "--json"}, exitViolated, `"found": false`, "", ""},
+		{"kkt: the step of the whole run", []string{"kkt", "--data", ok, "--lr", "1e300"}, exitDiverged, "", "training diverged: step 1: train", ""},
+		// Real data.
+		{"raw pixels diverge: what to try", []string{"train", "--data", f["pixels.csv"]}, exitDiverged, "", "try a smaller --lr (now 0.1), or --opt lossbased", ""},
+		{"--reduce mean --standardize", []string{"train", "--data", f["pixels.csv"], "--reduce", "mean", "--standardize", "--steps", "200"}, exitOK, `"reduce":"mean"`, "", ""},
+		{".csv.gz", []string{"train", "--data", f["ok.csv.gz"], "--steps", "10"}, exitOK, `"steps":10`, "", ""},
+		{"a byte order mark", []string{"train", "--data", f["bom.csv"], "--steps", "10"}, exitOK, `"steps":10`, "", ""},
+		{"a corrupt gzip", []string{"train", "--data", f["corrupt.csv.gz"]}, exitUsage, "", "corrupt gzip data", ""},
+		{"maxmargin at 1e-160", []string{"maxmargin", "--data", f["tiny.csv"]}, exitOK, `"feature_scale"`, "", "NaN"},
+		{"maxmargin at 1e160", []string{"maxmargin", "--data", f["huge.csv"]}, exitOK, `"margin":7.07`, "", "NaN"},
+		{"bench --threads 100000", []string{"bench", "--workload", "W1", "--threads", "100000"}, exitUsage, "", "--threads must be ≤ 1024", ""},
+		// Replay.
+		{"verify --case", []string{"verify", "--only", "LL-B3", "--seed", "7", "--case", line}, exitOK, "status     holds", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tc.args...)
+			assert.Equal(t, tc.code, code, "stderr: %s", errOut)
+			if tc.stdout != "" {
+				assert.Contains(t, out, tc.stdout)
+			}
+			if tc.stderr != "" {
+				assert.Contains(t, errOut, tc.stderr)
+			}
+			if tc.notStdout != "" {
+				assert.NotContains(t, out, tc.notStdout)
+			}
+			assert.NotContains(t, out, "NaN")
+			assert.NotContains(t, errOut, "panic")
+		})
+	}
+}

@@ -131,7 +131,7 @@ func checkCLI(t *testing.T, args []string, code int, out, errOut string) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%q: exit %d but stdout is not JSON: %v\n%s", args, code, err, out)
 		}
-	case exitUsage, exitNotSeparable:
+	case exitUsage, exitNotSeparable, exitDiverged:
 		if out != "" {
 			t.Fatalf("%q: exit %d with stdout %q", args, code, out)
 		}
@@ -143,7 +143,7 @@ func checkCLI(t *testing.T, args []string, code int, out, errOut string) {
 		}
 	case exitInterrupted:
 	default:
-		t.Fatalf("%q: exit status %d not in {0, 1, 2, 3, 130} (stderr %q)", args, code, errOut)
+		t.Fatalf("%q: exit status %d not in {0, 1, 2, 3, 4, 130} (stderr %q)", args, code, errOut)
 	}
 }
 

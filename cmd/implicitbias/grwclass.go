@@ -30,6 +30,8 @@ with the logistic loss and once with ZD's polynomially tailed loss (eq. 19,
   --seed S    seed of the dataset and of the schemes' random parts (default 7)
   --steps N   GD steps per run, ≥ 100 (default 200000: 18 runs, about ten
               seconds)
+
+Exit status: 0 on success, 2 for bad input.
 `
 
 func runGRWClass(args []string, stdout, stderr io.Writer) int {

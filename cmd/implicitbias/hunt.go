@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -12,10 +13,31 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
+// huntResult is the outcome of a hunt, as --json prints it.
+type huntResult struct {
+	ID      string `json:"id"`
+	Drop    string `json:"drop"`
+	Control string `json:"control"`
+	Seed    int64  `json:"seed"`
+	Tried   int    `json:"cases"`
+	// Found reports a counterexample: a case where the claim's check said
+	// violated. Cases where it said assumption-failed (the check saw the
+	// dropped hypothesis fail and refused to judge) are counted apart: they
+	// are the control doing its job, not a counterexample.
+	Found            bool     `json:"found"`
+	AssumptionFailed int      `json:"assumption_failed"`
+	Case             string   `json:"case,omitempty"`
+	Statistic        *float64 `json:"statistic,omitempty"`
+	Bound            *float64 `json:"bound,omitempty"`
+	Detail           string   `json:"detail,omitempty"`
+	Reproduce        string   `json:"reproduce"`
+}
+
 // runHunt searches the cases of the control of entry id that drops the
-// hypothesis key for a case where the claim's check does not hold, lets
-// gopter shrink it, and prints it with a command that reproduces the search.
-func runHunt(r *properties.Runner, id, key string, stdout, stderr io.Writer) int {
+// hypothesis key for a case where the claim's check reports violated, lets
+// gopter shrink it, and prints it with a command that reproduces the search
+// (exit 0), or says that none was found (exit 1).
+func runHunt(r *properties.Runner, id, key string, asJSON bool, stdout, stderr io.Writer) int {
 	seed := r.Seed
 	if id == "" || key == "" {
 		return fail(stderr, "verify", fmt.Errorf("--hunt ID and --drop HYPOTHESIS go together"))
@@ -46,22 +68,57 @@ func runHunt(r *properties.Runner, id, key string, stdout, stderr io.Writer) int
 	params := gopter.DefaultTestParametersWithSeed(seed)
 	params.MinSuccessfulTests = []int{200, 1000, 5000}[r.Budget]
 	props := gopter.NewProperties(params)
+	res := huntResult{ID: id, Drop: key, Control: ctl.Meta().Name, Seed: seed, Tried: params.MinSuccessfulTests,
+		Reproduce: fmt.Sprintf("implicitbias verify --hunt %s --drop %s --seed %d", id, key, seed)}
 	var found theorems.Verdict
 	props.Property(fmt.Sprintf("%s without %q (%s)", id, key, ctl.Meta().Name), prop.ForAll(func(c any) *gopter.PropResult {
 		v := ctl.Verdict(r, c)
-		if properties.Caught(v) {
-			found = v
+		switch v.Status {
+		case theorems.Violated:
+			// The last failing call is the shrunk case: gopter shrinks
+			// by trying smaller cases and keeping those that fail.
+			found, res.Case = v, fmt.Sprint(c)
 			return gopter.NewPropResult(false, v.String())
+		case theorems.AssumptionFailed:
+			res.AssumptionFailed++
 		}
 		return gopter.NewPropResult(true, "")
 	}, ctl.Generator(r)))
-	fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Meta().Name)
-	ok := props.Run(gopter.NewFormatedReporter(true, 100, stdout))
-	if ok {
-		fmt.Fprintf(stdout, "No counterexample in %d cases: the claim survived dropping %q here.\n", params.MinSuccessfulTests, key)
+	out := stdout
+	if asJSON {
+		out = io.Discard // gopter's report; the JSON follows
+	} else {
+		fmt.Fprintf(stdout, "Hunting a counterexample to %s (%s) among cases that drop %q: %s\n", id, e.Info.Claim, key, ctl.Meta().Name)
+	}
+	res.Found = !props.Run(gopter.NewFormatedReporter(true, 100, out))
+	if res.Found {
+		res.Statistic, res.Bound, res.Detail = finiteOrNil(found.Statistic), finiteOrNil(found.Bound), found.Detail
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return fail(stderr, "verify", err)
+		}
+	} else if !res.Found {
+		fmt.Fprintf(stdout, "No counterexample in %d cases: the claim survived dropping %q here", res.Tried, key)
+		if res.AssumptionFailed > 0 {
+			fmt.Fprintf(stdout, " (in %d of them the check saw the dropped hypothesis fail and reported assumption-failed: not a counterexample)", res.AssumptionFailed)
+		}
+		fmt.Fprintln(stdout, ".")
+	} else {
+		fmt.Fprintf(stdout, "\nThe shrunk case above (ARG_0) breaks %s once %q is dropped: violated (%s).\n", id, key, found)
+		fmt.Fprintf(stdout, "Reproduce: %s\n", res.Reproduce)
+	}
+	if !res.Found {
 		return exitViolated
 	}
-	fmt.Fprintf(stdout, "\nThe shrunk case above (ARG_0) breaks %s once %q is dropped: %s.\n", id, key, found.Status)
-	fmt.Fprintf(stdout, "Reproduce: implicitbias verify --hunt %s --drop %s --seed %d\n", id, key, seed)
 	return exitOK
+}
+
+func finiteOrNil(x float64) *float64 {
+	if v, ok := num(x).(float64); ok {
+		return &v
+	}
+	return nil
 }

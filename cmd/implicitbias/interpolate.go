@@ -43,6 +43,9 @@ squared loss from θ₀ converges to (ZD §4.1, §4.3):
 Output keys: method, n, d, theta, residual_norm (‖Xθ − y‖), and coef and
 min_singular_value (of X) for the interpolator, or mu, weights (as used,
 summing to 1), weights_note and objective for the regularized solution.
+
+Exit status: 0 on success, 2 for bad input (including samples that are
+linearly dependent, so no unique interpolator exists).
 `
 
 func runInterpolate(args []string, stdout, stderr io.Writer) int {

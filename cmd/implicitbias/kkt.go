@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"os/signal"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/implicitbias/implicitbias/dataset"
@@ -48,7 +53,8 @@ Checkpoints before separation (𝓛 ≥ ℓ(b_f)) show only the training state.
   --json         print the rows as a JSON array instead of a table
 
 Exit status: 0 on success, 2 for bad input, 3 when two samples have the same
-features and opposite labels (no model separates them; (P) is infeasible).
+features and opposite labels (no model separates them; (P) is infeasible),
+4 when training diverged, 130 when interrupted (SIGINT, SIGTERM: the checkpoints before it are printed).
 `
 
 type kktRow struct {
@@ -66,6 +72,14 @@ type kktRow struct {
 }
 
 func runKKT(args []string, stdout, stderr io.Writer) int {
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	return runKKTContext(ctx, args, stdout, stderr)
+}
+
+// runKKTContext is kkt, ended early (exit status 130, with the checkpoints
+// reached) when ctx is done.
+func runKKTContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kkt", flag.ContinueOnError)
 	dataPath := fs.String("data", "", "")
 	spec := fs.String("model", "mlp:relu:2x16", "")
@@ -128,9 +142,14 @@ func runKKT(args []string, stdout, stderr io.Writer) int {
 	}
 	theta := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(*seed, 0)), theta)
-	tr, err := train.RunWindows(obj, gd, theta, train.WindowPlan{Steps: *steps, Burst: burst, Growth: *growth})
-	if err != nil {
-		return fail(stderr, "kkt", err)
+	tr, err := train.RunWindows(obj, interruptible{ctx, gd}, theta, train.WindowPlan{Steps: *steps, Burst: burst, Growth: *growth})
+	interrupted := errors.Is(err, errInterrupted)
+	if errors.Is(err, train.ErrNonFinite) {
+		fmt.Fprintf(stderr, "implicitbias kkt: training diverged: %v; try a smaller --lr (now %g)\n", absoluteStep(err), *lr)
+		return exitDiverged
+	}
+	if err != nil && !interrupted {
+		return fail(stderr, "kkt", absoluteStep(err))
 	}
 	var rows []kktRow
 	for _, w := range theorems.Windows(tr, false) {
@@ -150,11 +169,17 @@ func runKKT(args []string, stdout, stderr io.Writer) int {
 		}
 		rows = append(rows, row)
 	}
+	code := exitOK
+	if interrupted {
+		// The checkpoints that finished, then a note; the JSON stays valid.
+		defer fmt.Fprintf(stderr, "implicitbias kkt: interrupted; the %d checkpoints before it are shown\n", len(rows))
+		code = exitInterrupted
+	}
 	if *asJSON {
 		if err := json.NewEncoder(stdout).Encode(rows); err != nil {
 			return fail(stderr, "kkt", err)
 		}
-		return exitOK
+		return code
 	}
 	fmt.Fprintf(stdout, "%s, %s loss, GD η = %g, %d samples, windows of %d steps\n", model, loss.Name(), *lr, data.N, burst)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -178,5 +203,5 @@ func runKKT(args []string, stdout, stderr io.Writer) int {
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "kkt", err)
 	}
-	return exitOK
+	return code
 }

@@ -75,14 +75,16 @@ func runMaxMargin(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "maxmargin", err)
 	}
 	var sol *numerics.SVM
+	var scale float64 // see maxmarginscale.go
+	var dualScaled []float64
 	if *kernelPath == "" {
-		sol, err = numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
+		sol, scale, dualScaled, err = scaledLinearSVM(data.N, data.D, data.X, data.Y)
 	} else {
 		k, kerr := loadKernel(*kernelPath, data.N)
 		if kerr != nil {
 			return fail(stderr, "maxmargin", kerr)
 		}
-		sol, err = numerics.KernelSVM(k, data.Y, nil)
+		sol, scale, dualScaled, err = scaledKernelSVM(k, data.Y)
 	}
 	if errors.Is(err, numerics.ErrNotSeparable) {
 		fmt.Fprintf(stderr, "implicitbias maxmargin: %v\n", err)
@@ -96,10 +98,18 @@ func runMaxMargin(args []string, stdout, stderr io.Writer) int {
 		support = []int{}
 	}
 	out := map[string]any{
-		"w": sol.W, "margin": sol.Margin, "direction": sol.Direction(),
-		"dual": sol.Alpha, "support": support,
-		"decision_values": sol.Decision, "kkt_residual": sol.KKTResidual,
+		"w": finiteOrNull(sol.W), "margin": num(sol.Margin), "direction": finiteOrNull(sol.Direction()),
+		"dual": finiteOrNull(sol.Alpha), "support": support,
+		"decision_values": finiteOrNull(sol.Decision), "kkt_residual": num(sol.KKTResidual),
 		"kernel": *kernelPath != "",
+	}
+	if scale != 1 {
+		// The solver ran on the features (or the kernel) divided by scale.
+		key := "feature_scale"
+		if *kernelPath != "" {
+			key = "kernel_scale"
+		}
+		out[key], out["dual_scaled"] = scale, finiteOrNull(dualScaled)
 	}
 	if err := json.NewEncoder(stdout).Encode(out); err != nil {
 		return fail(stderr, "maxmargin", err)

@@ -13,6 +13,9 @@ const mergeUsage = `implicitbias merge FILE.json…
 
 Joins the --json outputs of 'verify --shard I/N' runs (same seed and budget,
 disjoint entries) into the document of the whole run and prints it.
+
+Exit status: 0 on success, 2 for bad input (an unreadable file, documents of
+different seeds or budgets, or an entry in two of them).
 `
 
 func runMerge(args []string, stdout, stderr io.Writer) int {

@@ -1,15 +1,17 @@
 package main
 
 import (
-	"encoding/csv"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
+	"os/signal"
+	"syscall"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
@@ -17,7 +19,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ]
+const trainUsage = `implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights erm|iw|gdro[:ν]|chi2[:ρ]|cvar[:α]|file:PATH] [--groups FILE] [--l2 μ] [--reduce sum|mean] [--standardize] [--init FILE] [--export-npz FILE]
 
 Trains a model on a CSV dataset (one sample per line, the label first, then
 the features; a non-numeric first line is a header) and prints one JSON
@@ -27,7 +29,8 @@ degree (L, null if the model is not homogeneous), normalized_margin
 (q_min/ρ^L), smoothed_margin (g(log 1/𝓛)/ρ^L), stalled, theta; with
 --weights also weighting and weights (the final GRW weights q, summing to 1).
 
-  --data FILE    CSV dataset (required)
+  --data FILE    CSV dataset (required); gzip is read as such (.csv.gz), '-'
+                 is standard input, a UTF-8 byte order mark is skipped
   --model SPEC   model spec (default linear); grammar below
   --loss L       exp (default), logistic, ce (labels 0…K−1, model …/K), squared, poly,
                  or expr:FORMULA, a margin loss ℓ(q) written as a formula (see implicitbias help loss)
@@ -51,6 +54,26 @@ degree (L, null if the model is not homogeneous), normalized_margin
   --groups FILE  group of each sample for iw and gdro, one integer ≥ 0 per
                  line (default: one group per distinct label)
   --l2 μ         add (μ/2)‖θ − θ₀‖², θ₀ the initialization (ZD eq. 13)
+  --init FILE    θ₀ from FILE instead of --seed: a trajectory file (.npz, its
+                 first record, e.g. a PyTorch run's initialization) or one
+                 number per line, in the flat layout of docs/check.md
+  --export-npz FILE
+                 write the run in the trajectory format of docs/check.md (θ at
+                 steps 0, 1, K, K+1, 2K, 2K+1, … with K = --record, and the
+                 last; the data; the outputs at the last record) for
+                 implicitbias check
+  --reduce R     sum (default: 𝓛 = Σ ℓ_n, the papers') or mean ((1/n)Σ ℓ_n;
+                 without --lr the step is then 0.1·n, the default run of the
+                 sum). log_loss, separated and smoothed_margin are of the sum
+                 either way; --stop-log-loss compares the mean
+  --standardize  scale every feature to mean 0, standard deviation 1 (the
+                 output adds feature_mean and feature_scale; θ is for the
+                 scaled features). For raw pixels: see docs/cli.md
+
+Exit status: 0 on success, 2 for bad input (a --loss expr: formula that is
+not positive and decreasing is refused, naming the hypothesis), 4 when the
+run diverged (the message says what to try), 130 when interrupted (SIGINT or
+SIGTERM: the JSON of the last recorded step is printed, the trace written).
 
 Model specs:
 `
@@ -71,6 +94,10 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	weightsSpec := fs.String("weights", "", "")
 	groupsPath := fs.String("groups", "", "")
 	l2 := fs.Float64("l2", 0, "")
+	initPath := fs.String("init", "", "")
+	exportPath := fs.String("export-npz", "", "")
+	reduceName := fs.String("reduce", "sum", "")
+	standardize := fs.Bool("standardize", false, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -91,11 +118,23 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if *record < 1 {
 		return fail(stderr, "train", fmt.Errorf("--record must be ≥ 1, got %d", *record))
 	}
+	trace, err := createTrace(*tracePath) // before any work: see trainrun.go
+	if err != nil {
+		return fail(stderr, "train", err)
+	}
+	defer trace.close()
 	data, err := dataset.LoadCSV(*dataPath)
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
+	var mean, scale []float64
+	if *standardize {
+		mean, scale = data.Standardize()
+	}
 	loss, err := losses.ByName(*lossName)
+	if err == nil {
+		err = checkExprLoss(*lossName)
+	}
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
@@ -103,49 +142,97 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
+	if *reduceName == "mean" && !flagGiven(fs, "lr") {
+		*lr *= float64(data.N) // see meanStep
+	}
 	opt, err := train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol})
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
 	obj, err := train.NewObjective(model, loss, data)
 	if err != nil {
-		return fail(stderr, "train", err)
+		return fail(stderr, "train", classLabelHint(err, data, *lossName))
 	}
 	weighting, err := trainWeighting(*weightsSpec, *groupsPath, data)
 	if err != nil {
 		return fail(stderr, "train", err)
 	}
+	red, err := parseReduction(*reduceName, data.N, weighting != nil)
+	if err == nil {
+		err = red.apply(obj)
+	}
+	if err != nil {
+		return fail(stderr, "train", err)
+	}
 	theta := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(*seed, 0)), theta)
+	if *initPath != "" {
+		if theta, err = initTheta(*initPath, model); err != nil {
+			return fail(stderr, "train", err)
+		}
+	}
 	if *l2 != 0 {
 		if !(*l2 > 0) || math.IsInf(*l2, 0) {
 			return fail(stderr, "train", fmt.Errorf("--l2 must be a finite number ≥ 0, got %v", *l2))
 		}
 		obj.Reg = train.L2{Mu: *l2, Theta0: append([]float64(nil), theta...)}
 	}
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting})
-	if err != nil {
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	var last lastState
+	degree := model.Degree().Order
+	if !model.Degree().Homogeneous {
+		degree = math.NaN()
+	}
+	observe := observeTrain(ctx, obj, degree, red, trace, &last)
+	var tr *train.Trajectory
+	if *exportPath != "" {
+		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, observe)
+	} else {
+		tr, err = train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting, Observe: observe})
+	}
+	switch {
+	case errors.Is(err, errInterrupted) && last.ok:
+		tr = last.trajectory(tr)
+	case errors.Is(err, train.ErrNonFinite):
+		fmt.Fprintf(stderr, "implicitbias train: %s\n", divergenceHint(err, *lr, *optName, *reduceName, *standardize))
+		return exitDiverged
+	case err != nil:
 		return fail(stderr, "train", err)
 	}
-	if *tracePath != "" {
-		if err := writeTrace(*tracePath, tr); err != nil {
-			return fail(stderr, "train", err)
-		}
+	if err := trace.close(); err != nil {
+		return fail(stderr, "train", fmt.Errorf("--trace: %v", err))
 	}
-	fin := tr.Final()
+	fin := red.summed(obj, degree, tr.Final())
+	if last.ok {
+		fin = tr.Final() // observeTrain already summed it
+	}
 	out := map[string]any{
 		"model": tr.Model, "loss": tr.Loss, "optimizer": tr.Optimizer,
 		"steps": tr.Steps, "log_loss": num(fin.LogLoss), "log_T": num(fin.LogT), "stalled": tr.Stalled, "norm": num(fin.Rho),
 		"degree": num(tr.Degree), "q_min": num(fin.QMin),
 		"normalized_margin": num(fin.NormalizedMargin), "smoothed_margin": num(fin.SmoothedMargin),
-		"separated": fin.Separated, "theta": tr.Theta,
+		"separated": fin.Separated, "theta": tr.Theta, "lr": *lr,
 	}
 	if weighting != nil {
 		out["weighting"], out["weights"] = tr.Weighting, tr.Weights
 	}
+	if red.mean {
+		out["reduce"] = "mean"
+	}
+	if *standardize {
+		out["feature_mean"], out["feature_scale"] = mean, scale
+	}
+	if last.ok {
+		out["interrupted"] = true
+	}
 	enc := json.NewEncoder(stdout)
 	if err := enc.Encode(out); err != nil {
 		return fail(stderr, "train", err)
+	}
+	if last.ok {
+		fmt.Fprintf(stderr, "implicitbias train: interrupted at step %d; the JSON above is that step's state\n", tr.Steps)
+		return exitInterrupted
 	}
 	return exitOK
 }
@@ -156,23 +243,4 @@ func num(x float64) any {
 		return nil
 	}
 	return x
-}
-
-func writeTrace(path string, tr *train.Trajectory) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"step", "log_T", "log_loss", "log_grad_norm", "norm", "q_min", "normalized_margin", "smoothed_margin", "log_eta", "local_error"})
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 17, 64) }
-	for _, r := range tr.Records {
-		w.Write([]string{strconv.Itoa(r.Step), g(r.LogT), g(r.LogLoss), g(r.LogGradNorm), g(r.Rho), g(r.QMin), g(r.NormalizedMargin), g(r.SmoothedMargin), g(r.LogEta), g(r.LocalError)})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

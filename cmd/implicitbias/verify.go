@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/report"
@@ -34,7 +35,10 @@ its bound, and how many negative controls the check caught.
   --report DIR   also write DIR/index.html, DIR/report.md, DIR/report.json and the
                  figures (PNG and SVG) under DIR/figures
   --shard I/N    run only the entries with index ≡ I (mod N) of the selection
-                 (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON
+                 (0 ≤ I < N); 'implicitbias merge' joins the shards' JSON.
+                 Default: from a Slurm array (SLURM_ARRAY_TASK_ID, _COUNT) or a
+                 Kubernetes indexed Job (JOB_COMPLETION_INDEX, JOB_COMPLETIONS),
+                 else none (docs/cluster.md)
   --sweep-store DIR
                  keep every job of the width sweeps (section F) in DIR and reuse
                  the jobs found there
@@ -42,6 +46,13 @@ its bound, and how many negative controls the check caught.
                  with --sweep-store: compute only the sweep jobs with index ≡ I
                  (mod N); their entries report inconclusive until a run
                  without --sweep-shard finds every job in DIR (docs/ntk.md)
+  --case LINE    rerun one case verbosely: LINE is a case as verify printed it
+                 ("worst case: LINE"), found again among the draws of the
+                 selection's generators at --seed; exit status 1 if it
+                 violates a claim
+  --failures DIR where a violated entry's case is stored (DIR/ID.fail, like
+                 rapid's fail files) and rerun first by the next verify that
+                 selects the entry (default testdata/implicitbias; off: never)
   --faults       run every declared engine fault (package faults) against the
                  claims it must break and print, per (fault, claim), the share
                  of cases the check reported violated (--json: one object per
@@ -61,7 +72,11 @@ when it found a counterexample and 1 when it did not.
 
 const exitInterrupted = 130
 
+// defaultFailures is where verify stores failing cases (see replay.go).
+const defaultFailures = "testdata/implicitbias"
+
 func runVerify(args []string, stdout, stderr io.Writer) int {
+	start := time.Now()
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	only := fs.String("only", "", "")
 	seed := fs.Int64("seed", 1, "")
@@ -74,8 +89,18 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	hunt := fs.String("hunt", "", "")
 	drop := fs.String("drop", "", "")
 	faultPower := fs.Bool("faults", false, "")
+	caseLine := fs.String("case", "", "")
+	failDir := fs.String("failures", defaultFailures, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
+	}
+	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures"); err != nil {
+		return fail(stderr, "verify", err)
+	}
+	if *reportDir != "" {
+		if err := report.CheckDir(*reportDir); err != nil {
+			return fail(stderr, "verify", fmt.Errorf("--report: %v", err))
+		}
 	}
 	budget, err := properties.ParseBudget(*budgetName)
 	if err != nil {
@@ -95,11 +120,21 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	runner.Store = store
 	runner.Figures = *reportDir != ""
 	if *hunt != "" || *drop != "" {
-		return runHunt(runner, *hunt, *drop, stdout, stderr)
+		return runHunt(runner, *hunt, *drop, *asJSON, stdout, stderr)
 	}
 	entries, err := properties.Select(*only)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *shardSpec == "" {
+		spec, source, err := shardFromEnv(os.Getenv)
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		if spec != "" {
+			fmt.Fprintf(stderr, "implicitbias verify: shard %s from %s\n", spec, source)
+			*shardSpec = spec
+		}
 	}
 	if *shardSpec != "" {
 		i, n, err := parseShard(*shardSpec)
@@ -114,10 +149,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		entries = mine
 	}
+	if *caseLine != "" {
+		return runCase(runner, entries, *caseLine, stdout, stderr)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *faultPower {
 		return runFaultPower(ctx, runner, entries, *asJSON, stdout, stderr)
+	}
+	stored, err := rerunStored(*failDir, entries, stderr) // replay.go
+	if err != nil {
+		return fail(stderr, "verify", err)
 	}
 	prog := newProgress(stderr, len(entries))
 	results := runEntries(ctx, runner, entries, prog)
@@ -133,28 +175,41 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		results = kept
 	}
-	if *reportDir != "" {
-		if _, err := report.WriteSite(*reportDir, *seed, budget.String(), results); err != nil {
+	addStored(results, stored)
+	// The table (or JSON) first: a report that cannot be written after all
+	// must not hide the results or a violation.
+	if *asJSON {
+		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results, registeredChecks()...)); err != nil {
 			return fail(stderr, "verify", err)
+		}
+	} else if err := report.WriteTable(stdout, results, registeredChecks()...); err != nil {
+		return fail(stderr, "verify", err)
+	}
+	code := exitOK
+	for _, r := range results {
+		if r.Status() == theorems.Violated {
+			code = exitViolated
 		}
 	}
-	if *asJSON {
-		if err := report.WriteJSON(stdout, report.NewDocument(*seed, budget.String(), results)); err != nil {
-			return fail(stderr, "verify", err)
+	if *failDir != "off" {
+		if err := storeFailures(*failDir, *seed, budget.String(), results, stderr); err != nil {
+			fail(stderr, "verify", fmt.Errorf("--failures: %v", err))
 		}
-	} else if err := report.WriteTable(stdout, results); err != nil {
-		return fail(stderr, "verify", err)
+	}
+	if *reportDir != "" {
+		addControlRuns(ctx, runner, entries, results) // controlruns.go
+		if _, err := report.WriteReport(*reportDir, *seed, budget.String(), results, provenance(append([]string{"verify"}, args...), start), registeredChecks()); err != nil {
+			fail(stderr, "verify", fmt.Errorf("--report: %v", err))
+			if code == exitOK { // a violation keeps its status
+				code = exitUsage
+			}
+		}
 	}
 	if interrupted {
 		fmt.Fprintf(stderr, "implicitbias verify: interrupted; %d of %d entries finished\n", len(results), len(entries))
 		return exitInterrupted
 	}
-	for _, r := range results {
-		if r.Status() == theorems.Violated {
-			return exitViolated
-		}
-	}
-	return exitOK
+	return code
 }
 
 func parseShard(s string) (i, n int, err error) {

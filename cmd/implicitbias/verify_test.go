@@ -48,7 +48,7 @@ func TestVerifyReport(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := runCLI("verify", "--only", "LL-B3", "--report", dir)
 	require.Equal(t, exitOK, code, errOut)
-	for _, f := range []string{"index.html", "report.md", "report.json", "figures/LL-B3-statistics.png", "figures/LL-B3-statistics.svg"} {
+	for _, f := range []string{"index.html", "report.md", "report.json", "figures/LL-B3-cases.png", "figures/LL-B3-cases.svg"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err, f)
 		assert.Positive(t, st.Size(), f)
@@ -56,7 +56,7 @@ func TestVerifyReport(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
 	var doc report.Document
 	require.NoError(t, json.Unmarshal(b, &doc))
-	assert.Equal(t, []string{"figures/LL-B3-statistics.png", "figures/LL-B3-statistics.svg"}, doc.Entries[0].Figures)
+	assert.Equal(t, []string{"figures/LL-B3-cases.png", "figures/LL-B3-cases.svg"}, doc.Entries[0].Figures)
 }
 
 // TestHunt: dropping the bias-free hypothesis of the Euler identity yields a

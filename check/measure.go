@@ -1,0 +1,188 @@
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Row is what the engine measured at one record: the curves a person reads
+// next to the verdicts (and the figures of the report).
+type Row struct {
+	Step int
+	// LogLoss is log 𝓛 (𝓛 = Σ_n ℓ_n), Rho = ‖θ‖, Gamma = γ̃ and GammaBar = γ̄
+	// (NaN before separation or for a model that is not homogeneous).
+	LogLoss, Rho, Gamma, GammaBar float64
+	// OneMinusBeta is 1 − cos∠(θ, −∇𝓛); Eps is ε/‖θ̃‖ and Delta δ of the
+	// Lemma C.8 / SVM multipliers (theorems.MeasureKKTWindow); NaN where
+	// not defined (before separation, a model that is not homogeneous).
+	OneMinusBeta, Eps, Delta float64
+	// StepResidual is ‖θ(t+1) − θ(t) + η∇𝓛(θ(t))‖/‖η∇𝓛(θ(t))‖ for a record
+	// followed by the next step (0 up to rounding for gradient descent), NaN
+	// otherwise.
+	StepResidual float64
+}
+
+// rows measures every record (once).
+func (r *recorded) rows() []Row {
+	if r.measured != nil {
+		return r.measured
+	}
+	out := make([]Row, len(r.tr.Records))
+	for i, rec := range r.tr.Records {
+		row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
+			OneMinusBeta: math.NaN(), Eps: math.NaN(), Delta: math.NaN(), StepResidual: math.NaN()}
+		if rec.Separated {
+			row.Gamma, row.GammaBar = rec.SmoothedMargin, rec.NormalizedMargin
+		}
+		r.weightsAt(i)
+		if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
+			if k, err := theorems.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
+				row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
+			}
+		}
+		if i+1 < len(r.tr.Records) && r.tr.Records[i+1].Step == rec.Step+1 && !r.t.Flow() {
+			row.StepResidual = r.stepResidual(&rec, &r.tr.Records[i+1])
+		}
+		out[i] = row
+	}
+	r.weightsAt(len(r.tr.Records) - 1)
+	r.measured = out
+	return out
+}
+
+// stepResidual returns ‖Δθ + η∇𝓛‖/‖η∇𝓛‖ for the step from a to b.
+func (r *recorded) stepResidual(a, b *train.Record) float64 {
+	res, g, _ := r.residual(a, b)
+	return floats.Norm(res, 2) / g
+}
+
+// residual returns Δθ + η∇𝓛(θ(t)) for the step from a to b (η from b's
+// LogEta), ‖η∇𝓛‖, and θ(t).
+func (r *recorded) residual(a, b *train.Record) (res []float64, g float64, theta []float64) {
+	ev, err := r.obj.Evaluate(a.Theta, true)
+	if err != nil {
+		return nil, math.NaN(), nil
+	}
+	c := math.Exp(b.LogEta + ev.LogObjective)
+	res = make([]float64, len(a.Theta))
+	floats.SubTo(res, b.Theta, a.Theta)
+	floats.AddScaled(res, c, ev.Dir)
+	return res, c * floats.Norm(ev.Dir, 2), a.Theta
+}
+
+// premiseHint names the likely cause of a failed descent-step identity
+// from the residual e = Δθ + η∇𝓛 of the consecutive pairs (a hint only: the
+// verdict is the identity's):
+//
+//   - e parallel to ∇𝓛 (within 1° at every pair): the step is −cη∇𝓛 with
+//     c ≠ 1, a step size or reduction other than the recorded one (a mean
+//     declared for a summed loss makes c = n); the hint gives the median c;
+//   - e parallel to −θ: weight decay (coupled or decoupled), e = −ηλθ; the
+//     hint gives the median λ = −⟨e, θ⟩/(η‖θ‖²) on the summed loss;
+//   - otherwise a tangential part: Adam's per-coordinate scaling, momentum,
+//     mini-batches.
+func (r *recorded) premiseHint(tr *train.Trajectory) string {
+	var lambdas, factors []float64
+	alongTheta, alongGrad, pairs := true, true, 0
+	within := math.Cos(math.Pi / 180)
+	for i := 0; i+1 < len(tr.Records); i++ {
+		a, b := &tr.Records[i], &tr.Records[i+1]
+		if b.Step != a.Step+1 {
+			continue
+		}
+		res, g, theta := r.residual(a, b)
+		if res == nil {
+			continue
+		}
+		e, rho := floats.Norm(res, 2), floats.Norm(theta, 2)
+		if e == 0 || rho == 0 || g == 0 {
+			continue
+		}
+		pairs++
+		eta := math.Exp(b.LogEta)
+		step := make([]float64, len(res)) // Δθ
+		floats.SubTo(step, b.Theta, a.Theta)
+		// −η∇𝓛 = Δθ − e, of norm g; e ∥ ∇𝓛 when |⟨e, Δθ − e⟩| = ‖e‖g.
+		down := make([]float64, len(res))
+		floats.SubTo(down, step, res)
+		if math.Abs(floats.Dot(res, down))/(e*g) < within {
+			alongGrad = false
+		} else {
+			factors = append(factors, floats.Dot(step, down)/(g*g))
+		}
+		if -floats.Dot(res, theta)/(e*rho) < within {
+			alongTheta = false
+		} else {
+			lambdas = append(lambdas, -floats.Dot(res, theta)/(eta*rho*rho))
+		}
+	}
+	switch {
+	case pairs == 0:
+		return ""
+	case alongGrad:
+		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = n)", median(factors))
+	case alongTheta:
+		return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", median(lambdas))
+	}
+	return " (the residual has a part orthogonal to θ: a preconditioner such as Adam's, momentum, or mini-batches)"
+}
+
+// median returns the median of xs (xs is reordered).
+func median(xs []float64) float64 {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// curves draws the measured rows as the figures of the entries they
+// illustrate: the margins for LL-4.1, the KKT residuals for LL-4.4 and
+// LL-A9, and the step residual (how far the run is from gradient descent)
+// with them.
+func (r *recorded) curves() map[string][]theorems.Figure {
+	rows := r.rows()
+	series := func(name string, y func(Row) float64) theorems.Series {
+		s := theorems.Series{Name: name}
+		for _, row := range rows {
+			// Records are usually spaced geometrically: log10 of the step.
+			if v := y(row); !math.IsNaN(v) && !math.IsInf(v, 0) && row.Step > 0 {
+				s.X = append(s.X, math.Log10(float64(row.Step)))
+				s.Y = append(s.Y, v)
+			}
+		}
+		return s
+	}
+	// The figures' fonts have no ∇ or 𝓛: the labels spell them out.
+	caption := "measured by the engine at every record of " + r.opts.Name
+	const x = "log10 step"
+	margins := theorems.Figure{Name: "margins", Title: "normalized margins along the run", XLabel: x, YLabel: "margin", Caption: caption,
+		Series: []theorems.Series{series("γ̃ (smoothed)", func(w Row) float64 { return w.Gamma }), series("γ̄ = q_min/ρ^L", func(w Row) float64 { return w.GammaBar })}}
+	kkt := theorems.Figure{Name: "kkt", Title: "KKT residuals along the run (log10)", XLabel: x, YLabel: "log10", Caption: caption,
+		Series: []theorems.Series{
+			series("ε/‖θ̃‖", func(w Row) float64 { return math.Log10(w.Eps) }),
+			series("1 − β", func(w Row) float64 { return math.Log10(w.OneMinusBeta) }),
+			series("δ", func(w Row) float64 { return math.Log10(w.Delta) })}}
+	steps := theorems.Figure{Name: "steps", Title: "distance of each recorded step from the gradient step", XLabel: x, YLabel: "log10 |Δθ + η grad L| / |η grad L|", Caption: caption + "; gradient descent stays at the rounding of θ (about 1e-16·ρ/|η grad L|, which grows as the steps shrink); Adam, momentum or weight decay are 1e-2 to 1e6 away",
+		Series: []theorems.Series{series("step residual", func(w Row) float64 { return math.Log10(w.StepResidual) })}}
+	loss := theorems.Figure{Name: "loss", Title: "loss and norm along the run", XLabel: x, YLabel: "natural log", Caption: caption,
+		Series: []theorems.Series{series("log L (summed loss)", func(w Row) float64 { return w.LogLoss }), series("log ρ", func(w Row) float64 { return math.Log(w.Rho) })}}
+	return map[string][]theorems.Figure{
+		"LL-4.1": {margins, steps},
+		"LL-4.2": {margins},
+		"LL-4.3": {loss},
+		"LL-F":   {margins, steps},
+		"LL-4.4": {kkt, steps},
+		"LL-A9":  {kkt},
+	}
+}

@@ -1,0 +1,308 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Options say how to read a run.
+type Options struct {
+	// Loss is the training loss: exp, logistic or ce; "" takes logistic for
+	// one output and ce for several (PyTorch's BCEWithLogitsLoss and
+	// CrossEntropyLoss).
+	Loss string
+	// Name names the run in the case column (the file name).
+	Name string
+	// Figures asks for the measured curves as figures (for the HTML report),
+	// Rows for them as Report.Rows (what the CLI prints); measuring the KKT
+	// quantities at every record costs about as much as the claims.
+	Figures, Rows bool
+}
+
+// Data returns the dataset a trajectory file carries, with labels for the
+// loss: for a binary loss, y ∈ {0, 1} (BCEWithLogitsLoss's targets) is read
+// as −1, +1, and ±1 is kept; for ce, class indices 0…K−1.
+func Data(t *Trajectory, loss losses.Loss) (*dataset.Dataset, error) {
+	if t.X == nil {
+		return nil, errors.New("the file has no X and y: give the data (--data FILE)")
+	}
+	d := &dataset.Dataset{N: t.N, D: t.D, X: append([]float64(nil), t.X...), Y: append([]float64(nil), t.Y...)}
+	if loss.Kind() == losses.Binary {
+		zeroOne := true
+		for _, y := range d.Y {
+			if y != 0 && y != 1 {
+				zeroOne = false
+			}
+		}
+		if zeroOne {
+			for i, y := range d.Y {
+				d.Y[i] = 2*y - 1
+			}
+		}
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// LossFor returns the loss a name (or "" for the default of a model with
+// out outputs) stands for: the margin losses of LL, or squared for ZD's
+// regression.
+func LossFor(name string, out int) (losses.Loss, error) {
+	if name == "" {
+		name = "logistic"
+		if out > 1 {
+			name = "ce"
+		}
+	}
+	switch name {
+	case "exp", "logistic", "ce", "squared":
+		return losses.ByName(name)
+	}
+	return nil, fmt.Errorf("loss %q: want exp, logistic, ce or squared", name)
+}
+
+// Run checks a recorded run against every catalog claim it can speak to
+// (doc.go lists them and what each needs) and returns one Result per claim,
+// in catalog order, as verify reports them: the pointwise identities with
+// one case per record, the trajectory claims with one case (the run). A
+// claim whose hypotheses the run does not meet is assumption-failed with the
+// reason, its measured statistic kept. The error is for input that cannot be
+// checked at all (shapes that do not fit the model or the data).
+func Run(t *Trajectory, model models.Model, data *dataset.Dataset, opts Options) ([]theorems.Result, error) {
+	rep, err := Check(t, model, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Results, nil
+}
+
+// Report is what Check found: the verdicts, the measured rows and the
+// premise of the gradient-descent claims.
+type Report struct {
+	Results []theorems.Result
+	Rows    []Row
+	// Premise is the descent-step identity Δθ = −η∇𝓛 on the run's
+	// consecutive records (theorems.DescentSteps): holds for full-batch
+	// gradient descent on the loss read.
+	Premise theorems.Verdict
+	// OutputsDiff is ‖Φ_engine − Φ_run‖∞/‖Φ_run‖∞ at the last record when
+	// the run recorded its outputs (CompareOutputs), NaN otherwise.
+	OutputsDiff float64
+}
+
+// Check is Run with the measured rows and the premise.
+func Check(t *Trajectory, model models.Model, data *dataset.Dataset, opts Options) (*Report, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if model.NumParams() != t.NumParams() {
+		return nil, fmt.Errorf("model %s has %d parameters, the run's tensors %d", model, model.NumParams(), t.NumParams())
+	}
+	if model.In() != data.D {
+		return nil, fmt.Errorf("model %s takes %d inputs, the data have %d features", model, model.In(), data.D)
+	}
+	if t.Weights != nil && len(t.Weights[0]) != data.N {
+		return nil, fmt.Errorf("weights: %d per record for %d samples", len(t.Weights[0]), data.N)
+	}
+	loss, err := LossFor(opts.Loss, model.Out())
+	if err != nil {
+		return nil, err
+	}
+	diff, err := CompareOutputs(t, model)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := train.NewObjective(model, loss, data)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRecorded(t, obj, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Results: r.results(), Premise: r.gd, OutputsDiff: diff}
+	if opts.Rows {
+		rep.Rows = r.rows()
+	}
+	return rep, nil
+}
+
+// recorded is a run re-measured by the engine: the records as a
+// train.Trajectory, and what the premise checks found.
+type recorded struct {
+	t    *Trajectory
+	obj  *train.Objective
+	opts Options
+	tr   *train.Trajectory
+	// gd is the verdict of the descent-step identity (discrete runs): the
+	// premise of every gradient-descent claim.
+	gd theorems.Verdict
+	// weightsVary reports GRW weights that change along the run.
+	weightsVary bool
+	// biasFreeL is the order L of the model without its bias terms (0 when
+	// that is not homogeneous either, or the model has no biases).
+	biasFreeL float64
+	measured  []Row // rows, once measured
+}
+
+// newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
+// the margins, and the step sizes on the summed loss (η = lr/n for a mean
+// reduction, since ∇(𝓛/n) = ∇𝓛/n). T = Σ η accumulates lr[i]·(step[i+1] −
+// step[i]): the step size recorded at a record holds until the next one.
+func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, error) {
+	r := &recorded{t: t, obj: obj, opts: opts}
+	if t.Weights != nil {
+		for _, w := range t.Weights[1:] {
+			for j := range w {
+				if w[j] != t.Weights[0][j] {
+					r.weightsVary = true
+				}
+			}
+		}
+		if !r.weightsVary {
+			if err := obj.SetWeights(t.Weights[0]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	scale := 1.0
+	if t.Reduction == "mean" {
+		scale = 1 / float64(obj.Data.N)
+	}
+	deg := obj.Model.Degree()
+	L := math.NaN()
+	if deg.Homogeneous {
+		L = deg.Order
+	}
+	opt := "recorded"
+	if t.Flow() {
+		opt = "flow"
+	}
+	r.tr = &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt, Degree: L}
+	logT := math.Inf(-1)
+	if !t.Flow() && t.Steps[0] > 0 {
+		logT = accumulate(logT, math.Log(t.LR[0]*scale), t.Steps[0])
+	}
+	for i, theta := range t.Theta {
+		logEta := math.Inf(-1)
+		if i > 0 {
+			if t.Flow() {
+				logT = math.Log(t.Time[i])
+				logEta = math.Log(t.Time[i] - t.Time[i-1])
+			} else {
+				logEta = math.Log(t.LR[i-1] * scale)
+				logT = accumulate(logT, logEta, t.Steps[i]-t.Steps[i-1])
+			}
+		} else if t.Flow() && t.Time[0] > 0 {
+			logT = math.Log(t.Time[0])
+		}
+		if r.weightsVary {
+			if err := obj.SetWeights(t.Weights[i]); err != nil {
+				return nil, err
+			}
+		}
+		ev, err := obj.Evaluate(theta, true)
+		if err != nil {
+			return nil, fmt.Errorf("record %d (step %d): %w", i, t.Steps[i], err)
+		}
+		rec := train.Measure(obj, theta, ev, t.Steps[i], logT)
+		rec.Theta = append([]float64(nil), theta...)
+		rec.LogEta = logEta
+		if t.Weights != nil {
+			rec.Weights = append([]float64(nil), t.Weights[i]...)
+		}
+		if t.LocalError != nil {
+			rec.LocalError = t.LocalError[i]
+		}
+		r.tr.Records = append(r.tr.Records, rec)
+	}
+	if r.weightsVary {
+		if err := obj.SetWeights(t.Weights[len(t.Weights)-1]); err != nil {
+			return nil, err
+		}
+	}
+	r.tr.Steps = t.Steps[len(t.Steps)-1]
+	r.tr.Theta = r.tr.Records[len(r.tr.Records)-1].Theta
+	if t.Weights != nil {
+		r.tr.Weights = t.Weights[len(t.Weights)-1]
+		r.tr.Weighting = "recorded"
+	}
+	r.gd = r.descentPremise()
+	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
+		if m, err := models.Parse(spec, obj.Model.In()); err == nil && m.Degree().Homogeneous {
+			r.biasFreeL = m.Degree().Order
+		}
+	}
+	return r, nil
+}
+
+// accumulate returns log(e^logT + k·e^logEta): T after k more steps of η,
+// added one step at a time as train.Run adds them (numerics.LogAddExp), so
+// that an exported engine run gets back its own T bit for bit; beyond 10⁶
+// steps in one gap, in closed form.
+func accumulate(logT, logEta float64, k int) float64 {
+	if k > 1_000_000 {
+		return numerics.LogAddExp(logT, logEta+math.Log(float64(k)))
+	}
+	for range k {
+		logT = numerics.LogAddExp(logT, logEta)
+	}
+	return logT
+}
+
+// descentPremise checks the descent-step identity Δθ = −η∇𝓛 at every pair
+// of consecutive records after t0 (theorems.DescentSteps, to its rounding
+// bound): holds when the run is full-batch gradient descent on the loss
+// read, violated when some step is something else (Adam, weight decay,
+// momentum, mini-batches, a different loss or reduction), inconclusive when
+// no pair of consecutive records was separated or the run is a flow.
+func (r *recorded) descentPremise() theorems.Verdict {
+	if r.t.Flow() {
+		return theorems.Undecided("a gradient flow: no discrete steps to check")
+	}
+	if r.weightsVary {
+		return theorems.Assumption("the GRW weights change along the run: the objective is not one fixed 𝓛 = Σ_n ℓ(q_n)")
+	}
+	gd := *r.tr
+	gd.Optimizer = "gd"
+	v := theorems.DescentSteps(r.obj, &gd)
+	if v.Status == theorems.Violated {
+		v.Detail += r.premiseHint(&gd)
+	}
+	return v
+}
+
+// results runs the claims (claims.go).
+func (r *recorded) results() []theorems.Result {
+	var out []theorems.Result
+	for _, c := range claims {
+		if !c.applies(r) {
+			continue
+		}
+		info, ok := theorems.Lookup(c.id)
+		if !ok {
+			continue
+		}
+		res := theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}}
+		c.run(r, &res.Claims)
+		out = append(out, res)
+	}
+	if r.opts.Figures && len(out) > 0 {
+		figs := r.curves()
+		for i := range out {
+			out[i].Figures = figs[out[i].ID]
+		}
+	}
+	return out
+}

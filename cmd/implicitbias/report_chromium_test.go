@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/implicitbias/implicitbias/report"
+)
+
+// TestReportInChromium: the report of 'verify --only LL-4.1,ZD-T1,LL-lin
+// --report DIR' opened in headless Chromium (Debian's chromium; .ci/run
+// installs it): no console message, every image loaded, every entry's plot
+// of claims and controls drawn with its controls, and the controls' verdicts
+// listed. About 10 s of CPU time; skipped without Chromium.
+func TestReportInChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	code, out, errOut := runCLI("verify", "--only", "LL-4.1,ZD-T1,LL-lin", "--report", dir, "--failures", "off")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "3 entries checked: 3 holds")
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
+		"--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+filepath.Join(dir, "index.html"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	domb, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	dom := string(domb)
+	assert.NotContains(t, stderr.String(), ":CONSOLE", "console messages")
+	assert.NotContains(t, dom, `data-broken="true"`)
+	imgs := regexp.MustCompile(`<img src="([^"]+)"`).FindAllStringSubmatch(dom, -1)
+	assert.GreaterOrEqual(t, len(imgs), 3)
+	for _, id := range []string{"LL-4_1", "ZD-T1", "LL-lin"} {
+		png := filepath.Join(dir, "figures", id+"-cases.png")
+		assert.Contains(t, dom, `src="figures/`+id+`-cases.png"`)
+		n, err := report.ControlPixels(png)
+		require.NoError(t, err)
+		assert.Positive(t, n, "%s: no control drawn", id)
+	}
+	// 2 + 7 + 2 controls, each listed as caught.
+	assert.Equal(t, 11, strings.Count(dom, `<td class="caught">caught</td>`))
+	for _, h := range []string{"command", "commit", "date", "runtime", "machine"} {
+		assert.Contains(t, dom, "<th>"+h+"</th>")
+	}
+	_, err = os.Stat(filepath.Join(dir, "report.md"))
+	assert.NoError(t, err)
+}
