@@ -1,0 +1,158 @@
+package models
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// maxPool2dSize bounds the pooling window so that a max pool's argmax
+// (a·P + b < P²) fits the byte Pattern records.
+const maxPool2dSize = 16
+
+// pool2d pools non-overlapping P×P windows (stride P) of a height×width×C
+// image, channels last, channel by channel: the maximum (degree 1, kinked)
+// or the mean (degree 1, linear). Rows and columns past the last full
+// window are dropped (⌊height/P⌋×⌊width/P⌋ outputs; TensorFlow's "valid"
+// pooling, and the same as its "same" pooling whenever P divides the size,
+// as in LL's 28 → 14 → 7). For max pooling, aux keeps the argmax a·P + b of
+// each output (the first maximum in raster order on ties).
+type pool2d struct {
+	h, w, ch, size int
+	kind           PoolKind
+}
+
+func (l *pool2d) ho() int { return l.h / l.size }
+func (l *pool2d) wo() int { return l.w / l.size }
+
+func (l *pool2d) dims() (int, int) { return l.h * l.w * l.ch, l.ho() * l.wo() * l.ch }
+func (l *pool2d) numParams() int   { return 0 }
+func (l *pool2d) scratchSize() int { return 0 }
+
+func (l *pool2d) auxSize() int {
+	if l.kind == MaxPool {
+		_, out := l.dims()
+		return out
+	}
+	return 0
+}
+
+// in returns the C inputs at row r, column c of sample x.
+func (l *pool2d) in(x []float64, r, c int) []float64 {
+	s := (r*l.w + c) * l.ch
+	return x[s : s+l.ch]
+}
+
+func (l *pool2d) forward(_, in, out, aux, _ []float64, n int) {
+	in0, out0 := l.dims()
+	inv := 1 / float64(l.size*l.size)
+	for i := 0; i < n; i++ {
+		x := in[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho(); oh++ {
+			for ow := 0; ow < l.wo(); ow++ {
+				o := i*out0 + (oh*l.wo()+ow)*l.ch
+				y := out[o : o+l.ch]
+				if l.kind == MaxPool {
+					l.maxWindow(x, oh, ow, y, aux[o:o+l.ch])
+					continue
+				}
+				clear(y)
+				for a := 0; a < l.size; a++ {
+					for b := 0; b < l.size; b++ {
+						for c, v := range l.in(x, oh*l.size+a, ow*l.size+b) {
+							y[c] += v
+						}
+					}
+				}
+				for c := range y {
+					y[c] *= inv
+				}
+			}
+		}
+	}
+}
+
+// maxWindow writes the channelwise maximum of window (oh, ow) into y and
+// its position in the window into arg.
+func (l *pool2d) maxWindow(x []float64, oh, ow int, y, arg []float64) {
+	copy(y, l.in(x, oh*l.size, ow*l.size))
+	clear(arg)
+	for a := 0; a < l.size; a++ {
+		for b := 0; b < l.size; b++ {
+			if a == 0 && b == 0 {
+				continue
+			}
+			j := float64(a*l.size + b)
+			for c, v := range l.in(x, oh*l.size+a, ow*l.size+b) {
+				if v > y[c] {
+					y[c], arg[c] = v, j
+				}
+			}
+		}
+	}
+}
+
+func (l *pool2d) backward(_, _, gOut, gIn, _, aux, _ []float64, n int) {
+	if gIn == nil {
+		return
+	}
+	in0, out0 := l.dims()
+	inv := 1 / float64(l.size*l.size)
+	clear(gIn[:n*in0])
+	for i := 0; i < n; i++ {
+		g := gIn[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho(); oh++ {
+			for ow := 0; ow < l.wo(); ow++ {
+				o := i*out0 + (oh*l.wo()+ow)*l.ch
+				gy := gOut[o : o+l.ch]
+				if l.kind == MaxPool {
+					// Windows do not overlap: each input gets at most one
+					// output's gradient.
+					for c, v := range gy {
+						j := int(aux[o+c])
+						l.in(g, oh*l.size+j/l.size, ow*l.size+j%l.size)[c] = v
+					}
+					continue
+				}
+				for a := 0; a < l.size; a++ {
+					for b := 0; b < l.size; b++ {
+						dst := l.in(g, oh*l.size+a, ow*l.size+b)
+						for c, v := range gy {
+							dst[c] = v * inv
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func (l *pool2d) degree(d multiDegree, _ int) multiDegree { return d }
+
+func (l *pool2d) initParams(*rand.Rand, []float64) {}
+
+func (l *pool2d) pattern(_, aux []float64, n int, dst []byte) []byte {
+	_, out0 := l.dims()
+	return poolPattern(l.kind, aux, n*out0, dst)
+}
+
+func (l *pool2d) String() string { return poolName(l.kind, "2d", l.size) }
+
+// poolPattern appends the argmaxes of a max pool's count outputs (the
+// piece of Φ it selects), nothing for average pooling (linear; no aux).
+func poolPattern(kind PoolKind, aux []float64, count int, dst []byte) []byte {
+	if kind != MaxPool {
+		return dst
+	}
+	for _, v := range aux[:count] {
+		dst = append(dst, byte(v))
+	}
+	return dst
+}
+
+// poolName is "maxpool<dim>(size)" or "avgpool<dim>(size)".
+func poolName(kind PoolKind, dim string, size int) string {
+	if kind == MaxPool {
+		return fmt.Sprintf("maxpool%s(%d)", dim, size)
+	}
+	return fmt.Sprintf("avgpool%s(%d)", dim, size)
+}
