@@ -74,6 +74,15 @@ func (l *pool2d) forward(_, in, out, aux, _ []float64, n int) {
 // maxWindow writes the channelwise maximum of window (oh, ow) into y and
 // its position in the window into arg.
 func (l *pool2d) maxWindow(x []float64, oh, ow int, y, arg []float64) {
+	if l.size == 2 {
+		l.maxWindow2(x, oh, ow, y, arg)
+		return
+	}
+	l.maxWindowAny(x, oh, ow, y, arg)
+}
+
+// maxWindowAny is maxWindow for any window size.
+func (l *pool2d) maxWindowAny(x []float64, oh, ow int, y, arg []float64) {
 	copy(y, l.in(x, oh*l.size, ow*l.size))
 	clear(arg)
 	for a := 0; a < l.size; a++ {
@@ -88,6 +97,30 @@ func (l *pool2d) maxWindow(x []float64, oh, ow int, y, arg []float64) {
 				}
 			}
 		}
+	}
+}
+
+// maxWindow2 is maxWindow for 2×2 windows (LL's pooling) in one pass over
+// the channels: the same comparisons in the same raster order (so the same
+// argmax on ties), without the per-position loop.
+func (l *pool2d) maxWindow2(x []float64, oh, ow int, y, arg []float64) {
+	r, c := 2*oh, 2*ow
+	p00, p01 := l.in(x, r, c), l.in(x, r, c+1)
+	p10, p11 := l.in(x, r+1, c), l.in(x, r+1, c+1)
+	p01, p10, p11 = p01[:len(p00)], p10[:len(p00)], p11[:len(p00)]
+	y, arg = y[:len(p00)], arg[:len(p00)]
+	for k, v := range p00 {
+		j := 0.0
+		if p01[k] > v {
+			v, j = p01[k], 1
+		}
+		if p10[k] > v {
+			v, j = p10[k], 2
+		}
+		if p11[k] > v {
+			v, j = p11[k], 3
+		}
+		y[k], arg[k] = v, j
 	}
 }
 
