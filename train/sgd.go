@@ -56,7 +56,7 @@ type SGDConfig struct {
 // GOMAXPROCS.
 //
 // An SGD owns its buffers: after NewSGD, Epoch and Evaluate do not
-// allocate.
+// allocate. Model, Loss and Data must not be changed after NewSGD.
 type SGD struct {
 	Model models.Model
 	Loss  losses.Loss
@@ -201,6 +201,9 @@ func (s *SGD) Epoch(theta []float64) (EpochStats, error) {
 			return st, fmt.Errorf("train: loss at the start: %w", err)
 		}
 		s.logMean = sum.LogLoss
+	}
+	if math.IsInf(s.logMean, -1) {
+		return st, fmt.Errorf("%w (SGD loss-based schedule: 𝓛̄ = 0 at epoch %d, nothing to decrease)", ErrStalled, s.epoch)
 	}
 	copy(s.theta0, theta)
 	for ; st.Retries < sgdMaxRetries; st.Retries++ {

@@ -143,6 +143,25 @@ func TestSGDStalls(t *testing.T) {
 	assert.Equal(t, theta0, theta)
 }
 
+// TestSGDZeroLoss: an exact fit (squared loss 0, log 𝓛̄ = −∞) leaves the
+// loss-based schedule nothing to decrease: ErrStalled at once, θ as it was.
+func TestSGDZeroLoss(t *testing.T) {
+	d := &dataset.Dataset{N: 2, D: 1, X: []float64{0, 0}, Y: []float64{0, 0}}
+	m, err := models.Parse("linear", 1)
+	require.NoError(t, err)
+	s, err := NewSGD(m, losses.Squared{}, d, SGDConfig{Batch: 1, LossBased: true})
+	require.NoError(t, err)
+	theta := []float64{0.5}
+	st, err := s.Epoch(theta)
+	require.ErrorIs(t, err, ErrStalled)
+	assert.Zero(t, st.Retries)
+	assert.Equal(t, []float64{0.5}, theta)
+	sum, err := s.Evaluate(theta, d)
+	require.NoError(t, err)
+	assert.True(t, math.IsInf(sum.LogLoss, -1))
+	assert.True(t, math.IsNaN(sum.QMin), "no margin for regression")
+}
+
 // TestSGDDeterministic: the same seed gives the same bits, with one
 // thread and with several (a 2-D CNN whose products split across threads:
 // linalg.ParallelProducts rises), and another seed another run.
