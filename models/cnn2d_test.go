@@ -246,6 +246,7 @@ func TestCNN2DSpecErrors(t *testing.T) {
 		{"cnn2d:4x4x1:relu:0c3", 16, "channels must be ≥ 1"},
 		{"cnn2d:4x4x1:wobble:2c3", 16, "wobble"},
 		{"cnn2d:40x40x1:relu:2c3-max17", 1600, "pool size must be in 1..16"},
+		{"cnn2d:4096x4096x1:relu:2c9", 4096 * 4096, "exceed 134217728 floats per sample"},
 	} {
 		_, err := models.Parse(tc.spec, tc.in)
 		require.Error(t, err, tc.spec)

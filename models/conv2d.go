@@ -38,16 +38,21 @@ func newConv2d(h, w, cin, cout, k, stride int, same, bias bool) (*conv2d, error)
 		return nil, fmt.Errorf("conv2d needs positive sizes, got %dx%dx%d → %d filters %dx%d stride %d", h, w, cin, cout, k, k, stride)
 	}
 	l := &conv2d{h: h, w: w, cin: cin, cout: cout, k: k, stride: stride, same: same, bias: bias}
-	if same {
+	switch {
+	case same:
 		l.ho, l.wo = (h+stride-1)/stride, (w+stride-1)/stride
 		l.pt = max((l.ho-1)*stride+k-h, 0) / 2
 		l.pl = max((l.wo-1)*stride+k-w, 0) / 2
-		return l, nil
-	}
-	if k > h || k > w {
+	case k > h || k > w:
 		return nil, fmt.Errorf("conv2d: a valid %dx%d filter does not fit a %dx%d image", k, k, h, w)
+	default:
+		l.ho, l.wo = (h-k)/stride+1, (w-k)/stride+1
 	}
-	l.ho, l.wo = (h-k)/stride+1, (w-k)/stride+1
+	// The im2col matrix is the layer's memory per sample: bound it as
+	// newNetwork bounds parameters, so a mistyped spec is an error.
+	if float64(l.ho)*float64(l.wo)*float64(l.window()) > maxParams {
+		return nil, fmt.Errorf("conv2d: %dx%d outputs × %d-tap windows exceed %d floats per sample", l.ho, l.wo, l.window(), maxParams)
+	}
 	return l, nil
 }
 
