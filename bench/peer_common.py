@@ -39,7 +39,7 @@ def parse_args(impl):
 
 
 # The workloads' default timed steps, as in bench/workload.go.
-DEFAULT_STEPS = {"W1": 5000, "W2": 100, "W3": 20000, "W4": 20000}
+DEFAULT_STEPS = {"W1": 5000, "W2": 100, "W3": 20000, "W4": 20000, "W5": 5}
 
 
 def load_problem(path):
@@ -82,3 +82,29 @@ def run(impl, args, p, step, reset, final_loss):
     else:
         print(f"bench workload={out['workload']} impl={impl} threads={args.threads} steps={steps} "
               f"seconds={secs:.4g} steps/s={rate:.6g} GFLOP/s={out['gflops']:.4g} final_loss={loss:.17g}")
+
+
+def torch_gd(torch, params, params0, loss, lr):
+    """step, reset and final_loss of gradient descent on loss() over the
+    leaf tensors params (θ₀ in params0), as a PyTorch user writes it:
+    backward, then an in-place update under no_grad."""
+
+    def step():
+        L = loss()
+        for w in params:
+            w.grad = None
+        L.backward()
+        with torch.no_grad():
+            for w in params:
+                w -= lr * w.grad
+
+    def reset():
+        with torch.no_grad():
+            for w, w0 in zip(params, params0):
+                w.copy_(w0)
+
+    def final_loss():
+        with torch.no_grad():
+            return float(loss())
+
+    return step, reset, final_loss

@@ -34,24 +34,7 @@ def main():
         f = (h @ W[-1].T).squeeze(1)
         return torch.exp(-y * f).sum()
 
-    def step():
-        L = loss()
-        for w in W:
-            w.grad = None
-        L.backward()
-        with torch.no_grad():
-            for w in W:
-                w -= lr * w.grad
-
-    def reset():
-        with torch.no_grad():
-            for w, w0 in zip(W, W0):
-                w.copy_(w0)
-
-    def final_loss():
-        with torch.no_grad():
-            return float(loss())
-
+    step, reset, final_loss = peer_common.torch_gd(torch, W, W0, loss, lr)
     peer_common.run("torch", args, p, step, reset, final_loss)
 
 

@@ -16,7 +16,7 @@ import (
 )
 
 // Workload is one of the problems: a depth-Depth ReLU network of
-// hidden width Width on N samples of dimension D.
+// hidden width Width on N samples of dimension D, or (CNN) LL's CNN of W5.
 type Workload struct {
 	Name         string
 	Depth, Width int // Depth 1: linear (Width unused)
@@ -24,6 +24,9 @@ type Workload struct {
 	// Steps is the default number of timed steps: about a second of the
 	// slowest implementation on a 2-core machine.
 	Steps int
+	// CNN marks W5: a step on the mean cross-entropy of 10 classes of a 2-D
+	// CNN (see W5) instead of the summed exponential loss of an MLP.
+	CNN bool
 }
 
 // Workloads are the four problems, W1…W4.
@@ -34,26 +37,33 @@ var Workloads = []Workload{
 	{Name: "W4", Depth: 3, Width: 16, N: 40, D: 10, Steps: 20000},
 }
 
-// Lookup returns the workload called name (W1…W4, case-insensitive).
+// Lookup returns the workload called name (W1…W5, case-insensitive).
 func Lookup(name string) (Workload, error) {
-	for _, w := range Workloads {
+	for _, w := range append(Workloads[:len(Workloads):len(Workloads)], W5) {
 		if strings.EqualFold(w.Name, name) {
 			return w, nil
 		}
 	}
-	return Workload{}, fmt.Errorf("unknown workload %q (want W1, W2, W3 or W4)", name)
+	return Workload{}, fmt.Errorf("unknown workload %q (want W1, W2, W3, W4 or W5)", name)
 }
 
 // Spec returns the model spec of the workload's network (see models.Parse).
 func (w Workload) Spec() string {
+	if w.CNN {
+		return w5Spec
+	}
 	if w.Depth == 1 {
 		return "linear"
 	}
 	return fmt.Sprintf("mlp:relu:%dx%d", w.Depth, w.Width)
 }
 
-// Dims returns the layer sizes d, Width, …, Width, 1.
+// Dims returns the layer sizes d, Width, …, Width, 1 (nil for W5, whose
+// layers Spec describes).
 func (w Workload) Dims() []int {
+	if w.CNN {
+		return nil
+	}
 	dims := []int{w.D}
 	for i := 1; i < w.Depth; i++ {
 		dims = append(dims, w.Width)
@@ -66,6 +76,9 @@ func (w Workload) Dims() []int {
 // gradients 2·n·Σ_l in_l·out_l each, and the input gradients of every layer
 // but the first 2·n·Σ_{l≥2} in_l·out_l. Elementwise work is not counted.
 func (w Workload) FLOPs() float64 {
+	if w.CNN {
+		return w5FLOPs(w.N)
+	}
 	dims := w.Dims()
 	var all, inner float64
 	for l := 0; l+1 < len(dims); l++ {
@@ -82,7 +95,13 @@ func (w Workload) FLOPs() float64 {
 // LR is the constant step size η = 1/n: the Hessian of the summed loss is
 // of order n·ℓ̄ for unit-norm inputs and O(1) outputs, so the loss
 // decreases steadily from the start (the package test checks it).
-func (w Workload) LR() float64 { return 1 / float64(w.N) }
+// W5 takes LL's η = 0.01 on the mean loss.
+func (w Workload) LR() float64 {
+	if w.CNN {
+		return w5LR
+	}
+	return 1 / float64(w.N)
+}
 
 // Problem is a workload instance: the data, the labels and the initial
 // parameters, shared bit for bit with the peers through WriteJSON.
@@ -98,6 +117,9 @@ type Problem struct {
 // Generate draws the problem of w from seed: the data, a teacher of the
 // same architecture that labels it, then θ₀ (all from one PCG stream).
 func (w Workload) Generate(seed uint64) (*Problem, error) {
+	if w.CNN {
+		return generateW5(w, seed)
+	}
 	m, err := models.Parse(w.Spec(), w.D)
 	if err != nil {
 		return nil, err
@@ -199,12 +221,15 @@ func (p *Problem) check() error {
 		}
 	}
 	d := &dataset.Dataset{N: w.N, D: w.D, X: p.X, Y: p.Y}
+	if w.CNN {
+		return d.ValidateClasses(w5Classes)
+	}
 	return d.ValidateBinary()
 }
 
 // Runner trains a problem with the engine: train.Objective (the log-domain
-// summed exponential loss) and train.GD, as train.Run does, without the
-// per-step recording.
+// summed exponential loss; for W5 the cross-entropy with weights 1/N, the
+// mean) and train.GD, as train.Run does, without the per-step recording.
 type Runner struct {
 	Problem *Problem
 	Theta   []float64 // θ_t, starts at θ₀
@@ -223,9 +248,22 @@ func NewRunner(p *Problem) (*Runner, error) {
 		return nil, err
 	}
 	data := &dataset.Dataset{N: w.N, D: w.D, X: p.X, Y: p.Y}
-	obj, err := train.NewObjective(m, losses.NewBinary(losses.Exponential{}), data)
+	var loss losses.Loss = losses.NewBinary(losses.Exponential{})
+	if w.CNN {
+		loss = losses.CrossEntropy{}
+	}
+	obj, err := train.NewObjective(m, loss, data)
 	if err != nil {
 		return nil, err
+	}
+	if w.CNN {
+		mean := make([]float64, w.N)
+		for i := range mean {
+			mean[i] = 1 / float64(w.N)
+		}
+		if err := obj.SetWeights(mean); err != nil {
+			return nil, err
+		}
 	}
 	gd, err := train.NewGD(p.LR)
 	if err != nil {
@@ -255,7 +293,8 @@ func (r *Runner) Steps(n int) error {
 	return nil
 }
 
-// Loss returns 𝓛(θ_t) = Σ_i exp(−y_i f(x_i)), and an error wrapping
+// Loss returns 𝓛(θ_t) = Σ_i exp(−y_i f(x_i)) (W5: the mean cross-entropy
+// (1/N) Σ_i ℓ(Φ(x_i); y_i)), and an error wrapping
 // ErrDiverged when θ_t is not finite.
 func (r *Runner) Loss() (float64, error) {
 	for i, v := range r.Theta {

@@ -282,6 +282,6 @@ func TestLookup(t *testing.T) {
 	w3, _ := Lookup("W3")
 	assert.Equal(t, "linear", w3.Spec())
 	assert.Equal(t, 20e3, w3.FLOPs())
-	_, err = Lookup("W5")
+	_, err = Lookup("W9")
 	assert.ErrorContains(t, err, "unknown workload")
 }

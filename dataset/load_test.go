@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,21 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func gz(t *testing.T, s string) []byte {
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write([]byte(s))
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return b.Bytes()
-}
-
 // TestLoadCSVInputs: gzip by content, standard input, a byte order mark;
 // corrupt gzip and a .gz that is not gzip are clear errors, never "no
 // samples" or a dataset of garbage.
 func TestLoadCSVInputs(t *testing.T) {
 	const text = "1,0.5,2\n-1,3,-4\n"
-	good := gz(t, text)
+	good := gz([]byte(text))
 	truncated := good[:len(good)-6] // the checksum and size trailer cut
 	flipped := append([]byte(nil), good...)
 	flipped[len(flipped)/2] ^= 0xff

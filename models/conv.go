@@ -219,19 +219,8 @@ func (l *pool1d) degree(d multiDegree, _ int) multiDegree { return d }
 func (l *pool1d) initParams(*rand.Rand, []float64) {}
 
 func (l *pool1d) pattern(_, aux []float64, n int, dst []byte) []byte {
-	if l.kind != MaxPool {
-		return dst
-	}
 	_, out0 := l.dims()
-	for _, v := range aux[:n*out0] {
-		dst = append(dst, byte(v))
-	}
-	return dst
+	return poolPattern(l.kind, aux, n*out0, dst)
 }
 
-func (l *pool1d) String() string {
-	if l.kind == MaxPool {
-		return fmt.Sprintf("maxpool(%d)", l.size)
-	}
-	return fmt.Sprintf("avgpool(%d)", l.size)
-}
+func (l *pool1d) String() string { return poolName(l.kind, "", l.size) }

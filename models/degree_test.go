@@ -59,6 +59,15 @@ var homogeneousTests = []struct {
 	{"cnn:relu2:2c2-avg2:3", 8, []float64{4, 2, 1}, "L=7 (blocks 4+2+1)"},
 	{"cnn:relu3:2c2s2-max2:3@2", 16, []float64{9, 3, 1}, "L=13 (blocks 9+3+1)"},
 	{"cnn:relu:2c2:3+bias@1", 6, []float64{1, 1, 1}, "L=3 (blocks 1+1+1)"},
+	// 2-D convolutions are bias-free affine maps like dense layers; 2-D
+	// pooling keeps the degree; padding and stride do not change it. LL's
+	// CNN (App. J): four blocks of degree 1, a bias in layer 1 only.
+	{"cnn2d:28x28x1:relu:32c5-max2,64c3-max2:1024:10+bias@1", 784, []float64{1, 1, 1, 1}, "L=4 (blocks 1+1+1+1)"},
+	{"cnn2d:6x6x2:relu:3c3-valid-avg2,2c2s2:4:3", 72, []float64{1, 1, 1, 1}, "L=4 (blocks 1+1+1+1)"},
+	// relu²: conv 2·2 = 4, dense 2, output 1, as for cnn:relu2 above.
+	{"cnn2d:6x6x1:relu2:2c3-max2:3", 36, []float64{4, 2, 1}, "L=7 (blocks 4+2+1)"},
+	{"cnn2d:6x6x1:quad:2c3-avg3", 36, []float64{2, 1}, "L=3 (blocks 2+1)"},
+	{"cnn2d:5x5x1:id:2c3s2-valid::2+bias@1", 25, []float64{1, 1}, "L=2 (blocks 1+1)"},
 }
 
 func TestDegreeHomogeneous(t *testing.T) {
@@ -95,6 +104,13 @@ func TestDegreeNonHomogeneous(t *testing.T) {
 		{"mlp:softplus:3x4", 3, "activation softplus is not homogeneous"},
 		{"cnn:tanh:2c2", 6, "activation tanh"},
 		{"cnn:softplus:2c2-max2:3", 8, "activation softplus"},
+		// LL's "CNN with bias" (App. J): the second conv's bias has degree
+		// 1 against 2 for its weight term.
+		{"cnn2d:8x8x1:relu:2c5-max2,3c3-max2:4:2+bias", 64, "bias term of layer 2 has degree 1 but its weight term has degree 2"},
+		{"cnn2d:8x8x1:relu:2c5-max2:4:2+bias@3", 64, "bias term of layer 3 has degree 1 but its weight term has degree 3"},
+		{"cnn2d:8x8x1:tanh:2c3-avg2:4:2", 64, "activation tanh is not homogeneous"},
+		{"cnn2d:8x8x1:tanh:2c3-avg2:4:2+bias@1", 64, "activation tanh is not homogeneous"},
+		{"cnn2d:8x8x1:relu:2c3-max2::2+bias@1+bias@1", 64, ""}, // control: still homogeneous
 		// The first problem met is reported.
 		{"mlp:tanh:2x8+bias@2", 3, "activation tanh"},
 	} {
@@ -135,6 +151,8 @@ func TestDegreeScaling(t *testing.T) {
 		{"mlp:relu:3x8+bias@1", 3},
 		{"cnn:relu:4c3-max2,4c3-avg2:8", 16},
 		{"cnn:quad:2c3-max2/3", 9},
+		{"cnn2d:8x8x1:relu:2c5-max2,3c3-max2::2+bias@1", 64},
+		{"cnn2d:6x6x1:relu2:2c3s2-avg2:3", 36},
 	} {
 		m, err := models.Parse(spec.spec, spec.in)
 		require.NoError(t, err, spec.spec)
@@ -173,7 +191,8 @@ func TestDegreeScaling(t *testing.T) {
 // of tanh/softplus dominates, at c = 1e3 the weights (degree 2) or the
 // saturation do, so the two apparent degrees differ by O(1).
 func TestDegreeScalingNegativeControl(t *testing.T) {
-	for _, spec := range []string{"mlp:relu:2x6+bias@2", "mlp:tanh:2x6", "mlp:softplus:2x6"} {
+	for _, spec := range []string{"mlp:relu:2x6+bias@2", "mlp:tanh:2x6", "mlp:softplus:2x6",
+		"cnn2d:1x3x1:tanh:2c3:6"} { // (a cnn2d bias starts at 0, LL App. J: no control at Init)
 		m, err := models.Parse(spec, 3)
 		require.NoError(t, err)
 		require.False(t, m.Degree().Homogeneous, spec)
@@ -203,6 +222,8 @@ func TestEuler(t *testing.T) {
 		{"mlp:relu2:3x4", 3},
 		{"mlp:lrelu0.2:3x5/2", 3},
 		{"cnn:relu3:2c2s2-max2:3@2", 16},
+		{"cnn2d:8x8x1:relu:2c5-max2,3c3-max2::2+bias@1", 64},
+		{"cnn2d:6x6x2:relu2:2c3-valid-avg2:3", 72},
 	} {
 		m, err := models.Parse(spec.spec, spec.in)
 		require.NoError(t, err)

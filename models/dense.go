@@ -12,6 +12,7 @@ import (
 type dense struct {
 	in, out int
 	bias    bool
+	he      bool // He-normal weights and zero biases (2-D CNNs, LL App. J)
 }
 
 func (l *dense) dims() (int, int) { return l.in, l.out }
@@ -78,8 +79,14 @@ func (l *dense) degree(d multiDegree, block int) multiDegree {
 	return affineDegree(d, block, l.bias)
 }
 
-// initParams draws W ~ N(0, 1/in) and b ~ N(0, 1).
+// initParams draws W ~ N(0, 1/in) and b ~ N(0, 1), or with he set
+// W ~ N(0, 2/in) and b = 0.
 func (l *dense) initParams(r *rand.Rand, p []float64) {
+	if l.he {
+		heNormal(r, p[:l.in*l.out], l.in)
+		clear(p[l.in*l.out:])
+		return
+	}
 	s := 1 / math.Sqrt(float64(l.in))
 	for i := range p[:l.in*l.out] {
 		p[i] = s * r.NormFloat64()

@@ -103,41 +103,47 @@ func TestBackwardFiniteDifference(t *testing.T) {
 // TestBackwardBatchSum checks that a batch gradient is the sum of the
 // single-sample gradients, and that Backward does not modify gOut.
 func TestBackwardBatchSum(t *testing.T) {
-	const n = 5
 	for _, tc := range refCases {
-		m, err := models.Parse(tc.spec, tc.in)
-		require.NoError(t, err, tc.spec)
-		r := rand.New(rand.NewPCG(1, 3))
-		theta := make([]float64, m.NumParams())
-		m.Init(r, theta)
-		x := randVec(r, n*tc.in)
-		gOut := randVec(r, n*m.Out())
-		gOut0 := append([]float64(nil), gOut...)
+		checkBatchSum(t, tc.spec, tc.in)
+	}
+}
 
-		ws := m.NewWorkspace(n)
-		y := append([]float64(nil), m.Forward(ws, theta, x, n)...)
-		batch := make([]float64, m.NumParams())
-		m.Backward(ws, theta, gOut, batch)
-		assert.Equal(t, gOut0, gOut, "%s: Backward modified gOut", tc.spec)
+// checkBatchSum checks on a batch of 5 that samples do not interact and
+// that the batch gradient is the sum of the samples' gradients.
+func checkBatchSum(t *testing.T, spec string, in int) {
+	const n = 5
+	m, err := models.Parse(spec, in)
+	require.NoError(t, err, spec)
+	r := rand.New(rand.NewPCG(1, 3))
+	theta := make([]float64, m.NumParams())
+	m.Init(r, theta)
+	x := randVec(r, n*in)
+	gOut := randVec(r, n*m.Out())
+	gOut0 := append([]float64(nil), gOut...)
 
-		sum := make([]float64, m.NumParams())
-		one := make([]float64, m.NumParams())
-		for i := 0; i < n; i++ {
-			yi := m.Forward(ws, theta, x[i*tc.in:(i+1)*tc.in], 1)
-			// Samples do not interact: the batched output of sample i is
-			// the single-sample output, bit for bit (same operations).
-			assert.Equal(t, y[i*m.Out():(i+1)*m.Out()], yi, "%s: sample %d", tc.spec, i)
-			m.Backward(ws, theta, gOut[i*m.Out():(i+1)*m.Out()], one)
-			for j, v := range one {
-				sum[j] += v
-			}
+	ws := m.NewWorkspace(n)
+	y := append([]float64(nil), m.Forward(ws, theta, x, n)...)
+	batch := make([]float64, m.NumParams())
+	m.Backward(ws, theta, gOut, batch)
+	assert.Equal(t, gOut0, gOut, "%s: Backward modified gOut", spec)
+
+	sum := make([]float64, m.NumParams())
+	one := make([]float64, m.NumParams())
+	for i := 0; i < n; i++ {
+		yi := m.Forward(ws, theta, x[i*in:(i+1)*in], 1)
+		// Samples do not interact: the batched output of sample i is
+		// the single-sample output, bit for bit (same operations).
+		assert.Equal(t, y[i*m.Out():(i+1)*m.Out()], yi, "%s: sample %d", spec, i)
+		m.Backward(ws, theta, gOut[i*m.Out():(i+1)*m.Out()], one)
+		for j, v := range one {
+			sum[j] += v
 		}
-		// Both are sums of the same n terms in different orders.
-		scale := math.Max(1, maxAbs(sum))
-		for j := range sum {
-			assert.True(t, scalar.EqualWithinAbsOrRel(batch[j], sum[j], refTol*scale, refTol),
-				"%s: θ[%d]: batch %v, sum of samples %v", tc.spec, j, batch[j], sum[j])
-		}
+	}
+	// Both are sums of the same n terms in different orders.
+	scale := math.Max(1, maxAbs(sum))
+	for j := range sum {
+		assert.True(t, scalar.EqualWithinAbsOrRel(batch[j], sum[j], refTol*scale, refTol),
+			"%s: θ[%d]: batch %v, sum of samples %v", spec, j, batch[j], sum[j])
 	}
 }
 

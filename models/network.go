@@ -76,6 +76,9 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 		if p, ok := l.(*pool1d); ok && p.kind == MaxPool {
 			net.kinked = true
 		}
+		if p, ok := l.(*pool2d); ok && p.kind == MaxPool {
+			net.kinked = true
+		}
 	}
 	net.out = prev
 	for i, l := range layers {
@@ -240,7 +243,8 @@ func (net *Network) Backward(w Workspace, theta, gOut, grad []float64) {
 	}
 }
 
-// Init draws θ layer by layer: weights N(0, 1/fan_in), biases N(0, 1).
+// Init draws θ layer by layer: weights N(0, 1/fan_in), biases N(0, 1);
+// in 2-D CNNs weights N(0, 2/fan_in) (He-normal) and biases 0, as LL App. J.
 func (net *Network) Init(r *rand.Rand, theta []float64) {
 	for i, l := range net.layers {
 		l.initParams(r, net.params(theta, i))

@@ -17,11 +17,18 @@ BASE   = "linear"                         Φ = ⟨θ, x⟩, L = 1
        | "mlp:" ACT ":" W1 "-" W2 …       hidden widths listed
        | "cnn:" ACT ":" CONV {"," CONV} [ ":" W1 {"-" W2} ] [ "@" C ]
                                           conv stages, dense hidden widths, C input channels
+       | "cnn2d:" H "x" W "x" C ":" ACT ":" CONV2 {"," CONV2} [ ":" [ W1 {"-" W2} ] [ ":" K ] ]
+                                          2-D CNN on H×W×C images (channels last), dense
+                                          hidden widths, K outputs (same as /K); He-normal init
 CONV   = CH "c" K [ "s" S ] [ "-max" P | "-avg" P ]
                                           CH filters of width K, stride S, then pooling over P
+CONV2  = CH "c" K [ "s" S ] [ "-same" | "-valid" ] [ "-max" P | "-avg" P ]
+                                          CH K×K filters, stride S, padding (default same),
+                                          then P×P pooling with stride P
 ACT    = relu | lrelu | lrelu<α> | relu<k> | quad | id | tanh | softplus | gelu
 Examples: linear, linear/3, deeplinear:3, mlp:relu:2x16, mlp:relu2:3x8, mlp:quad:2x8,
-          mlp:relu:3x8+bias, cnn:relu:4c3-max2,4c3-avg2:8, mlp:tanh:2x8`
+          mlp:relu:3x8+bias, cnn:relu:4c3-max2,4c3-avg2:8, mlp:tanh:2x8,
+          cnn2d:28x28x1:relu:32c5-max2,64c3-max2:1024:10+bias@1 (LL's MNIST CNN without bias)`
 
 // Parse builds the model a spec string names for inputs of dimension in.
 // See SpecGrammar.
@@ -127,8 +134,14 @@ func parse(spec string, in int) (*Network, error) {
 			return fail("%v", err)
 		}
 		return net, nil
+	case "cnn2d":
+		net, err := parseCNN2D(fields[1:], in, out, bias, biasLayers)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return net, nil
 	}
-	return fail("unknown model family %q (want linear, deeplinear, mlp, cnn)", fields[0])
+	return fail("unknown model family %q (want linear, deeplinear, mlp, cnn, cnn2d)", fields[0])
 }
 
 func parseOptions(spec string) (base string, out int, bias bool, biasLayers []int, err error) {
@@ -194,23 +207,9 @@ func parseWidths(s string) ([]int, error) {
 func parseConv(s string) (ConvSpec, error) {
 	var cs ConvSpec
 	body, pool, hasPool := strings.Cut(s, "-")
-	chs, rest, ok := strings.Cut(body, "c")
-	if !ok {
-		return cs, fmt.Errorf("conv stage %q: want CHcK[sS][-maxP|-avgP]", s)
-	}
 	var err error
-	if cs.Channels, err = atoiMin(chs, 1, "channels"); err != nil {
-		return cs, err
-	}
-	k, st, hasStride := strings.Cut(rest, "s")
-	if cs.Kernel, err = atoiMin(k, 1, "kernel"); err != nil {
-		return cs, err
-	}
-	cs.Stride = 1
-	if hasStride {
-		if cs.Stride, err = atoiMin(st, 1, "stride"); err != nil {
-			return cs, err
-		}
+	if cs.Channels, cs.Kernel, cs.Stride, err = parseFilters(body); err != nil {
+		return cs, fmt.Errorf("conv stage %q: %v (want CHcK[sS][-maxP|-avgP])", s, err)
 	}
 	if hasPool {
 		switch {
@@ -228,6 +227,29 @@ func parseConv(s string) (ConvSpec, error) {
 		}
 	}
 	return cs, nil
+}
+
+// parseFilters reads CH "c" K [ "s" S ], the filters of a conv stage
+// (stride 1 when not given).
+func parseFilters(s string) (channels, kernel, stride int, err error) {
+	chs, rest, ok := strings.Cut(s, "c")
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("no \"c\" in %q", s)
+	}
+	if channels, err = atoiMin(chs, 1, "channels"); err != nil {
+		return 0, 0, 0, err
+	}
+	k, st, hasStride := strings.Cut(rest, "s")
+	if kernel, err = atoiMin(k, 1, "kernel"); err != nil {
+		return 0, 0, 0, err
+	}
+	stride = 1
+	if hasStride {
+		if stride, err = atoiMin(st, 1, "stride"); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	return channels, kernel, stride, nil
 }
 
 func atoiMin(s string, lo int, what string) (int, error) {

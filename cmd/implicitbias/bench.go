@@ -14,7 +14,7 @@ import (
 	"github.com/implicitbias/implicitbias/internal/linalg"
 )
 
-const benchUsage = `implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--seed S] [--init FILE] [--export FILE] [--json]
+const benchUsage = `implicitbias bench --workload W1|W2|W3|W4|W5 [--steps N] [--threads T] [--seed S] [--init FILE] [--export FILE] [--json]
 
 Times the engine on one of the speed workloads: full-batch gradient descent
 with a constant step on the summed exponential loss of a bias-free ReLU
@@ -67,7 +67,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "bench", fmt.Errorf("--threads must be ≤ %d, got %d (this machine has %d CPUs; threads beyond them only wait, and each holds its own buffers)", maxBenchThreads, *threads, runtime.NumCPU()))
 	}
 	if *name == "" && *initPath == "" {
-		return fail(stderr, "bench", errors.New("--workload W1|W2|W3|W4 (or --init FILE) is required"))
+		return fail(stderr, "bench", errors.New("--workload W1|W2|W3|W4|W5 (or --init FILE) is required"))
 	}
 	var p *bench.Problem
 	if *initPath != "" {

@@ -52,7 +52,7 @@ func TestBenchErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"bench"}, "--workload W1|W2|W3|W4 (or --init FILE) is required"},
+		{[]string{"bench"}, "--workload W1|W2|W3|W4|W5 (or --init FILE) is required"},
 		{[]string{"bench", "--workload", "W7"}, `unknown workload "W7"`},
 		{[]string{"bench", "--workload", "W1", "--steps", "-1"}, "--steps must be ≥ 0"},
 		{[]string{"bench", "--workload", "W1", "--threads", "0"}, "--threads must be ≥ 1"},

@@ -9,7 +9,7 @@
 //	implicitbias loss 'FORMULA' [--json]
 //	implicitbias train --data FILE --model SPEC --loss exp|logistic|ce|squared|poly|expr:FORMULA [--opt gd|lossbased|flow|momentum|adam] [--lr η] [--tol ε] [--steps N] [--stop-log-loss X] [--seed S] [--record K] [--trace FILE.csv] [--weights …] [--groups FILE] [--l2 μ]
 //	implicitbias interpolate --data FILE [--theta0 FILE] [--mu μ --weights FILE]
-//	implicitbias bench --workload W1|W2|W3|W4 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
+//	implicitbias bench --workload W1|W2|W3|W4|W5 [--steps N] [--threads T] [--init FILE] [--export FILE] [--json]
 //	implicitbias maxmargin --data FILE [--kernel FILE]
 //	implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--json] [--report DIR]
 //	implicitbias kkt --data FILE [--model SPEC] [--loss exp|logistic] [--lr η] [--steps N] [--window K] [--json]

@@ -60,14 +60,32 @@ func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
 	j := getJob(ks)
 	bt := j.grow(k * n)
-	for jj := 0; jj < n; jj++ {
-		bj := b[jj*ldb : jj*ldb+k]
-		for l, v := range bj {
-			bt[l*n+jj] = v
-		}
-	}
+	transpose(bt, n, b, ldb, n, k)
 	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate, e)
 	putJob(j)
+}
+
+// transposeBlock is the side of the square blocks transpose copies: 32×32
+// doubles of source and destination (16 KiB) stay in L1 while a block is
+// copied, where a row-by-row transpose of a large B misses the cache (and
+// the TLB) on every write.
+const transposeBlock = 32
+
+// transpose writes the transpose of the rows×cols matrix src (stride lds)
+// into dst (cols×rows, stride ldd), block by block. It copies: the values,
+// and so every product's bits, are those of a plain loop.
+func transpose(dst []float64, ldd int, src []float64, lds, rows, cols int) {
+	for i0 := 0; i0 < rows; i0 += transposeBlock {
+		i1 := min(i0+transposeBlock, rows)
+		for l0 := 0; l0 < cols; l0 += transposeBlock {
+			l1 := min(l0+transposeBlock, cols)
+			for i := i0; i < i1; i++ {
+				for l, v := range src[i*lds+l0 : i*lds+l1] {
+					dst[(l0+l)*ldd+i] = v
+				}
+			}
+		}
+	}
 }
 
 // MulAB sets C = A·B (+ C when accumulate), with A m×k (stride lda), B k×n

@@ -1,0 +1,218 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
+)
+
+// conv2d is a 2-D convolution of a height×width×Cin image, channels last,
+// with Cout square K×K filters, stride S and zero padding (pt, pl) on top
+// and left:
+//
+//	out[h][w][o] = Σ_{a,b<K} Σ_{c<Cin} W[o][(a·K + b)·Cin + c] · in[h·S+a−pt][w·S+b−pl][c]  (+ b[o]),
+//
+// with in = 0 outside the image. "valid" pads nothing; "same" gives
+// ⌈height/S⌉×⌈width/S⌉ outputs and pads (TensorFlow's rule, which LL's
+// experiments ran on) P = max((out−1)·S + K − in, 0) in each direction,
+// ⌊P/2⌋ before and the rest after.
+//
+// im2col writes, for each output position, the K·K·Cin window as one row
+// (row a of the window is a contiguous run of K·Cin inputs in channels-last
+// layout), so one matrix product does the whole batch, as in conv1d; aux
+// keeps the im2col matrix for the backward pass.
+type conv2d struct {
+	h, w, cin       int
+	cout, k, stride int
+	same, bias      bool
+	ho, wo          int // output height and width
+	pt, pl          int // zero padding on top and left
+}
+
+// newConv2d returns the layer, or an error if the filter does not fit a
+// valid convolution.
+func newConv2d(h, w, cin, cout, k, stride int, same, bias bool) (*conv2d, error) {
+	if h < 1 || w < 1 || cin < 1 || cout < 1 || k < 1 || stride < 1 {
+		return nil, fmt.Errorf("conv2d needs positive sizes, got %dx%dx%d → %d filters %dx%d stride %d", h, w, cin, cout, k, k, stride)
+	}
+	l := &conv2d{h: h, w: w, cin: cin, cout: cout, k: k, stride: stride, same: same, bias: bias}
+	switch {
+	case same:
+		l.ho, l.wo = (h+stride-1)/stride, (w+stride-1)/stride
+		l.pt = max((l.ho-1)*stride+k-h, 0) / 2
+		l.pl = max((l.wo-1)*stride+k-w, 0) / 2
+	case k > h || k > w:
+		return nil, fmt.Errorf("conv2d: a valid %dx%d filter does not fit a %dx%d image", k, k, h, w)
+	default:
+		l.ho, l.wo = (h-k)/stride+1, (w-k)/stride+1
+	}
+	// The im2col matrix is the layer's memory per sample: bound it as
+	// newNetwork bounds parameters, so a mistyped spec is an error.
+	if float64(l.ho)*float64(l.wo)*float64(l.window()) > maxParams {
+		return nil, fmt.Errorf("conv2d: %dx%d outputs × %d-tap windows exceed %d floats per sample", l.ho, l.wo, l.window(), maxParams)
+	}
+	return l, nil
+}
+
+func (l *conv2d) dims() (int, int) { return l.h * l.w * l.cin, l.ho * l.wo * l.cout }
+
+// window is the length of an im2col row, K·K·Cin.
+func (l *conv2d) window() int { return l.k * l.k * l.cin }
+
+func (l *conv2d) nw() int { return l.cout * l.window() }
+
+func (l *conv2d) numParams() int {
+	if l.bias {
+		return l.nw() + l.cout
+	}
+	return l.nw()
+}
+
+func (l *conv2d) auxSize() int     { return l.ho * l.wo * l.window() }
+func (l *conv2d) scratchSize() int { return l.ho * l.wo * l.window() }
+
+// span returns, for output coordinate o along an axis of n inputs with
+// padding p, the first input coordinate of the window and the range
+// [lo, hi) of filter taps that fall inside the image.
+func (l *conv2d) span(o, n, p int) (start, lo, hi int) {
+	start = o*l.stride - p
+	return start, max(0, -start), min(l.k, n-start)
+}
+
+// im2col writes the window of every output position of the n samples as a
+// row of col, zeros where the window leaves the image.
+func (l *conv2d) im2col(in, col []float64, n int) {
+	in0, _ := l.dims()
+	kc, win := l.k*l.cin, l.window()
+	for i := 0; i < n; i++ {
+		x := in[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho; oh++ {
+			r0, alo, ahi := l.span(oh, l.h, l.pt)
+			for ow := 0; ow < l.wo; ow++ {
+				c0, blo, bhi := l.span(ow, l.w, l.pl)
+				row := col[((i*l.ho+oh)*l.wo+ow)*win:][:win]
+				for a := 0; a < l.k; a++ {
+					dst := row[a*kc : (a+1)*kc]
+					if a < alo || a >= ahi || blo >= bhi {
+						clear(dst)
+						continue
+					}
+					clear(dst[:blo*l.cin])
+					s := ((r0+a)*l.w + c0) * l.cin
+					copy(dst[blo*l.cin:bhi*l.cin], x[s+blo*l.cin:s+bhi*l.cin])
+					clear(dst[bhi*l.cin:])
+				}
+			}
+		}
+	}
+}
+
+// col2im adds every row of gcol back onto the inputs its window read: the
+// adjoint of im2col.
+func (l *conv2d) col2im(gcol, gIn []float64, n int) {
+	in0, _ := l.dims()
+	kc, win := l.k*l.cin, l.window()
+	clear(gIn[:n*in0])
+	for i := 0; i < n; i++ {
+		g := gIn[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho; oh++ {
+			r0, alo, ahi := l.span(oh, l.h, l.pt)
+			for ow := 0; ow < l.wo; ow++ {
+				c0, blo, bhi := l.span(ow, l.w, l.pl)
+				if blo >= bhi {
+					continue
+				}
+				row := gcol[((i*l.ho+oh)*l.wo+ow)*win:][:win]
+				for a := alo; a < ahi; a++ {
+					src := row[a*kc+blo*l.cin : a*kc+bhi*l.cin]
+					s := ((r0+a)*l.w+c0)*l.cin + blo*l.cin
+					dst := g[s : s+len(src)]
+					for j, v := range src {
+						dst[j] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+func (l *conv2d) forward(p, in, out, aux, _ []float64, n int) {
+	win := l.window()
+	l.im2col(in, aux, n)
+	rows := n * l.ho * l.wo
+	linalg.MulABt(rows, l.cout, win, aux, win, p[:l.nw()], win, out, l.cout, false)
+	if l.bias {
+		addBias(out[:rows*l.cout], p[l.nw():])
+	}
+}
+
+func (l *conv2d) backward(p, _, gOut, gIn, gp, aux, scratch []float64, n int) {
+	win := l.window()
+	rows := n * l.ho * l.wo
+	// ∂/∂W = gOutᵀ·col (Cout×window); ∂/∂col = gOut·W (rows×window).
+	linalg.MulAtB(l.cout, win, rows, gOut, l.cout, aux, win, gp[:l.nw()], win, false)
+	if l.bias {
+		sumRows(gp[l.nw():], gOut[:rows*l.cout])
+	}
+	if gIn == nil {
+		return
+	}
+	gcol := scratch[:rows*win]
+	linalg.MulAB(rows, win, l.cout, gOut, l.cout, p[:l.nw()], win, gcol, win, false)
+	l.col2im(gcol, gIn, n)
+}
+
+// addBias adds b to every row of m (len(m) a multiple of len(b)).
+func addBias(m, b []float64) {
+	for r := 0; r < len(m); r += len(b) {
+		row := m[r : r+len(b)]
+		for j := range row {
+			row[j] += b[j]
+		}
+	}
+}
+
+// sumRows sets dst to the sum of the rows of m, each of len(dst).
+func sumRows(dst, m []float64) {
+	clear(dst)
+	for r := 0; r < len(m); r += len(dst) {
+		for j, v := range m[r : r+len(dst)] {
+			dst[j] += v
+		}
+	}
+}
+
+func (l *conv2d) degree(d multiDegree, block int) multiDegree {
+	return affineDegree(d, block, l.bias)
+}
+
+// initParams draws He-normal weights W ~ N(0, 2/(K·K·Cin)) (He et al. 2015,
+// the initializer of LL App. J) and zero biases (LL App. J).
+func (l *conv2d) initParams(r *rand.Rand, p []float64) {
+	heNormal(r, p[:l.nw()], l.window())
+	clear(p[l.nw():])
+}
+
+// heNormal fills w with N(0, 2/fanIn) draws.
+func heNormal(r *rand.Rand, w []float64, fanIn int) {
+	s := math.Sqrt(2 / float64(fanIn))
+	for i := range w {
+		w[i] = s * r.NormFloat64()
+	}
+}
+
+func (l *conv2d) pattern(_, _ []float64, _ int, dst []byte) []byte { return dst }
+
+func (l *conv2d) String() string {
+	pad := "valid"
+	if l.same {
+		pad = "same"
+	}
+	s := fmt.Sprintf("conv2d(%dx%dx%d→%dx%dx%d, k=%d, s=%d, %s", l.h, l.w, l.cin, l.ho, l.wo, l.cout, l.k, l.stride, pad)
+	if l.bias {
+		s += ", bias"
+	}
+	return s + ")"
+}

@@ -1,0 +1,235 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// maxPool2dSize bounds the pooling window so that a max pool's argmax
+// (a·P + b < P²) fits the byte Pattern records.
+const maxPool2dSize = 16
+
+// pool2d pools non-overlapping P×P windows (stride P) of a height×width×C
+// image, channels last, channel by channel: the maximum (degree 1, kinked)
+// or the mean (degree 1, linear). Rows and columns past the last full
+// window are dropped (⌊height/P⌋×⌊width/P⌋ outputs; TensorFlow's "valid"
+// pooling, and the same as its "same" pooling whenever P divides the size,
+// as in LL's 28 → 14 → 7). For max pooling, aux keeps the argmax a·P + b of
+// each output (the first position holding the maximum; see maxWindow).
+type pool2d struct {
+	h, w, ch, size int
+	kind           PoolKind
+}
+
+func (l *pool2d) ho() int { return l.h / l.size }
+func (l *pool2d) wo() int { return l.w / l.size }
+
+func (l *pool2d) dims() (int, int) { return l.h * l.w * l.ch, l.ho() * l.wo() * l.ch }
+func (l *pool2d) numParams() int   { return 0 }
+func (l *pool2d) scratchSize() int { return 0 }
+
+func (l *pool2d) auxSize() int {
+	if l.kind == MaxPool {
+		_, out := l.dims()
+		return out
+	}
+	return 0
+}
+
+// in returns the C inputs at row r, column c of sample x.
+func (l *pool2d) in(x []float64, r, c int) []float64 {
+	s := (r*l.w + c) * l.ch
+	return x[s : s+l.ch]
+}
+
+func (l *pool2d) forward(_, in, out, aux, _ []float64, n int) {
+	in0, out0 := l.dims()
+	inv := 1 / float64(l.size*l.size)
+	for i := 0; i < n; i++ {
+		x := in[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho(); oh++ {
+			for ow := 0; ow < l.wo(); ow++ {
+				o := i*out0 + (oh*l.wo()+ow)*l.ch
+				y := out[o : o+l.ch]
+				if l.kind == MaxPool {
+					l.maxWindow(x, oh, ow, y, aux[o:o+l.ch])
+					continue
+				}
+				clear(y)
+				for a := 0; a < l.size; a++ {
+					for b := 0; b < l.size; b++ {
+						for c, v := range l.in(x, oh*l.size+a, ow*l.size+b) {
+							y[c] += v
+						}
+					}
+				}
+				for c := range y {
+					y[c] *= inv
+				}
+			}
+		}
+	}
+}
+
+// maxWindow writes the channelwise maximum of window (oh, ow) into y and
+// its position in the window into arg: Go's max (NaN propagates, +0 is
+// above −0), at the first position in raster order holding it (the last
+// when none does, for NaN).
+func (l *pool2d) maxWindow(x []float64, oh, ow int, y, arg []float64) {
+	if l.size == 2 {
+		l.maxWindow2(x, oh, ow, y, arg)
+		return
+	}
+	l.maxWindowAny(x, oh, ow, y, arg)
+}
+
+// maxWindowAny is maxWindow for any window size: the maximum, then a pass
+// from the last position to the first that leaves the first one equal to
+// it.
+func (l *pool2d) maxWindowAny(x []float64, oh, ow int, y, arg []float64) {
+	p2 := l.size * l.size
+	copy(y, l.in(x, oh*l.size, ow*l.size))
+	for j := 1; j < p2; j++ {
+		for c, v := range l.in(x, oh*l.size+j/l.size, ow*l.size+j%l.size) {
+			y[c] = max(y[c], v)
+		}
+	}
+	for c := range arg {
+		arg[c] = float64(p2 - 1)
+	}
+	for j := p2 - 1; j >= 0; j-- {
+		for c, v := range l.in(x, oh*l.size+j/l.size, ow*l.size+j%l.size) {
+			if v == y[c] {
+				arg[c] = float64(j)
+			}
+		}
+	}
+}
+
+// maxWindow2 is maxWindow for 2×2 windows (LL's pooling) in one pass over
+// the channels, without branches: ReLU's zeros make the comparisons of a
+// running maximum unpredictable.
+func (l *pool2d) maxWindow2(x []float64, oh, ow int, y, arg []float64) {
+	r, c := 2*oh, 2*ow
+	p00, p01 := l.in(x, r, c), l.in(x, r, c+1)
+	p10, p11 := l.in(x, r+1, c), l.in(x, r+1, c+1)
+	p01, p10, p11 = p01[:len(p00)], p10[:len(p00)], p11[:len(p00)]
+	y, arg = y[:len(p00)], arg[:len(p00)]
+	for k, a := range p00 {
+		b, c, d := p01[k], p10[k], p11[k]
+		v := max(max(a, b), max(c, d))
+		y[k], arg[k] = v, float64(ne(a, v)*(1+ne(b, v)*(1+ne(c, v))))
+	}
+}
+
+// ne is 1 if x ≠ y, else 0 (compiled without a branch).
+func ne(x, y float64) int {
+	if x != y {
+		return 1
+	}
+	return 0
+}
+
+func (l *pool2d) backward(_, _, gOut, gIn, _, aux, _ []float64, n int) {
+	if gIn == nil {
+		return
+	}
+	if l.kind == MaxPool && l.size == 2 && l.h%2 == 0 && l.w%2 == 0 {
+		l.backwardMax2(gOut, gIn, aux, n)
+		return
+	}
+	in0, out0 := l.dims()
+	inv := 1 / float64(l.size*l.size)
+	clear(gIn[:n*in0])
+	for i := 0; i < n; i++ {
+		g := gIn[i*in0 : (i+1)*in0]
+		for oh := 0; oh < l.ho(); oh++ {
+			for ow := 0; ow < l.wo(); ow++ {
+				o := i*out0 + (oh*l.wo()+ow)*l.ch
+				gy := gOut[o : o+l.ch]
+				if l.kind == MaxPool {
+					// Windows do not overlap: each input gets at most one
+					// output's gradient.
+					for c, v := range gy {
+						j := int(aux[o+c])
+						l.in(g, oh*l.size+j/l.size, ow*l.size+j%l.size)[c] = v
+					}
+					continue
+				}
+				for a := 0; a < l.size; a++ {
+					for b := 0; b < l.size; b++ {
+						dst := l.in(g, oh*l.size+a, ow*l.size+b)
+						for c, v := range gy {
+							dst[c] = v * inv
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// backwardMax2 is backward for 2×2 max pooling of an image of even sides,
+// LL's case: every input lies in exactly one window, so each window's four
+// gradients are written — the output's gradient at the argmax, +0
+// elsewhere, the values of clearing gIn and scattering — in one pass and
+// without branches.
+func (l *pool2d) backwardMax2(gOut, gIn, aux []float64, n int) {
+	in0, out0 := l.dims()
+	ho, wo := l.ho(), l.wo()
+	for i := 0; i < n; i++ {
+		g := gIn[i*in0 : (i+1)*in0]
+		for oh := 0; oh < ho; oh++ {
+			for ow := 0; ow < wo; ow++ {
+				o := i*out0 + (oh*wo+ow)*l.ch
+				gy, arg := gOut[o:o+l.ch], aux[o:o+l.ch]
+				q00, q01 := l.in(g, 2*oh, 2*ow), l.in(g, 2*oh, 2*ow+1)
+				q10, q11 := l.in(g, 2*oh+1, 2*ow), l.in(g, 2*oh+1, 2*ow+1)
+				q00, q01, q10, q11 = q00[:len(gy)], q01[:len(gy)], q10[:len(gy)], q11[:len(gy)]
+				arg = arg[:len(gy)]
+				for c, v := range gy {
+					j := int(arg[c])
+					q00[c], q01[c] = keepIf(v, j, 0), keepIf(v, j, 1)
+					q10[c], q11[c] = keepIf(v, j, 2), keepIf(v, j, 3)
+				}
+			}
+		}
+	}
+}
+
+// keepIf returns v if j = k, else +0, by masking v's bits (no branch).
+func keepIf(v float64, j, k int) float64 {
+	return math.Float64frombits(math.Float64bits(v) & -uint64(1-ne(float64(j), float64(k))))
+}
+
+func (l *pool2d) degree(d multiDegree, _ int) multiDegree { return d }
+
+func (l *pool2d) initParams(*rand.Rand, []float64) {}
+
+func (l *pool2d) pattern(_, aux []float64, n int, dst []byte) []byte {
+	_, out0 := l.dims()
+	return poolPattern(l.kind, aux, n*out0, dst)
+}
+
+func (l *pool2d) String() string { return poolName(l.kind, "2d", l.size) }
+
+// poolPattern appends the argmaxes of a max pool's count outputs (the
+// piece of Φ it selects), nothing for average pooling (linear; no aux).
+func poolPattern(kind PoolKind, aux []float64, count int, dst []byte) []byte {
+	if kind != MaxPool {
+		return dst
+	}
+	for _, v := range aux[:count] {
+		dst = append(dst, byte(v))
+	}
+	return dst
+}
+
+// poolName is "maxpool<dim>(size)" or "avgpool<dim>(size)".
+func poolName(kind PoolKind, dim string, size int) string {
+	if kind == MaxPool {
+		return fmt.Sprintf("maxpool%s(%d)", dim, size)
+	}
+	return fmt.Sprintf("avgpool%s(%d)", dim, size)
+}
