@@ -144,6 +144,10 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		fixed = fixed && floats.EqualApprox(q, qs[0], weightsSameTol)
 		total = math.Max(total, floats.Sum(q))
 	}
+	// The weights' integral over each segment (train.WeightSum, summed over
+	// the records between the segment's ends): with it the coefficients'
+	// intervals (5) hold for weights that move between records.
+	sums, integrated := segmentWeightSums(tr, win, n)
 	qEnd := qs[len(qs)-1]
 	qCap := qEnd // the weights' bound in the pulls
 	if !fixed {
@@ -236,9 +240,12 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		}
 		if coef != nil {
 			var r float64
-			if fixed {
-				r = coef.weighted(a.Theta, b.Theta, eta*dt, qs[k], slopes[k], slopes[k+1], round)
-			} else {
+			switch {
+			case fixed:
+				r = coef.weighted(a.Theta, b.Theta, scaleBy(eta*dt, qs[k]), slopes[k], slopes[k+1], round)
+			case integrated:
+				r = coef.weighted(a.Theta, b.Theta, sums[k], slopes[k], slopes[k+1], round)
+			default:
 				r = coef.cone(a.Theta, b.Theta, eta*dt, total, slopes[k], slopes[k+1], round)
 			}
 			if r > worstCoef || math.IsNaN(r) {
@@ -318,8 +325,16 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		parts = append(parts, msg)
 	}
 
-	// 1. The limit on V_S.
-	cS, err := residualLimit(z, scaleBy(tail.c, qEnd), w, make([]float64, d))
+	// 1. The limit on V_S. With weights that move it is computed for the
+	// last segment's mean weights ∫q dT/ΔT (a record's weights may be 0 on
+	// a support vector that the steps between records weigh: CVaR), and
+	// shown: the contraction below is that of a fixed F.
+	qLimit := qEnd
+	if !fixed && integrated {
+		a, b := win[len(win)-2], win[len(win)-1]
+		qLimit = scaleBy(1/(eta*float64(b.Step-a.Step)), sums[len(sums)-1])
+	}
+	cS, err := residualLimit(z, scaleBy(tail.c, qLimit), w, make([]float64, d))
 	if err != nil {
 		if fixed {
 			decide = append(decide, Undecided("the residual's limit: %v", err))
@@ -346,7 +361,11 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		if fixed {
 			decide = append(decide, Compare(dist[len(dist)-1]/bound, LinLimitBound, ""))
 		} else {
-			msg = "shown, not decided (" + weightNote + "limit for the last record's weights): " + msg
+			if integrated {
+				msg = "shown, not decided (the weights move: limit for the last segment's mean weights): " + msg
+			} else {
+				msg = "shown, not decided (" + weightNote + "limit for the last record's weights): " + msg
+			}
 		}
 		parts = append(parts, msg)
 	}
@@ -389,7 +408,10 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	if coef != nil {
 		decide = append(decide, Compare(worstCoef, LinLimitBound, ""))
 		kind := "within the bounds of the weights and the slopes"
-		if !fixed {
+		if !fixed && integrated {
+			kind = "within the bounds of the weights' integral over each segment and the slopes"
+		}
+		if !fixed && !integrated {
 			kind = "in GD's cone (C_n ≥ 0, Σ q_n = Q)"
 		}
 		parts = append(parts, fmt.Sprintf("the steps' coefficients on the independent z_n %s: worst ratio %.3g at log T = %.3g", kind, worstCoef, coefAt))
@@ -566,4 +588,33 @@ func ones(n int) []float64 {
 		o[i] = 1
 	}
 	return o
+}
+
+// segmentWeightSums returns, for each segment of the window win (records
+// of tr, in order), the weights' integral ∫ q dT over it: the sum of the
+// records' WeightSum after its first record up to its last (each covers the
+// steps since the record before it). ok is false when some record in
+// between kept none (a run recorded without train.WeightSum).
+func segmentWeightSums(tr *train.Trajectory, win []*train.Record, n int) ([][]float64, bool) {
+	index := map[*train.Record]int{}
+	for i := range tr.Records {
+		index[&tr.Records[i]] = i
+	}
+	sums := make([][]float64, len(win)-1)
+	for k := range sums {
+		from, okA := index[win[k]]
+		to, okB := index[win[k+1]]
+		if !okA || !okB || to <= from {
+			return nil, false
+		}
+		sums[k] = make([]float64, n)
+		for i := from + 1; i <= to; i++ {
+			ws := tr.Records[i].WeightSum
+			if len(ws) != n {
+				return nil, false
+			}
+			floats.Add(sums[k], ws)
+		}
+	}
+	return sums, true
 }

@@ -122,7 +122,7 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	flow.q = q
 	check := func(theta1 []float64) (weighted, cone, flowRatio float64) {
 		round := roundingBudget(500, theta0, theta1, 3)
-		weighted = coef.weighted(theta0, theta1, eta*500, q, slopes(theta0), slopes(theta1), round)
+		weighted = coef.weighted(theta0, theta1, scaleBy(eta*500, q), slopes(theta0), slopes(theta1), round)
 		cone = coef.cone(theta0, theta1, eta*500, 1, slopes(theta0), slopes(theta1), round)
 		tmp := make([]float64, 4)
 		disc := 500 * eta * eta / 2 * math.Max(flow.field(tmp, theta0), flow.field(tmp, theta1))
