@@ -258,6 +258,7 @@ type grwRecorder struct {
 	growth  float64
 	records []train.Record
 	sum     train.WeightSum // ∫ q dT since the last record
+	logEta  float64         // log η of the last step (−Inf before the first)
 }
 
 func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
@@ -272,6 +273,7 @@ func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval
 			rec.Weights[i] = math.Exp(obj.LogWeight(i))
 		}
 		rec.WeightSum = g.sum.Take()
+		rec.LogEta = g.logEta
 		g.records = append(g.records, rec)
 	}
 	le, err := g.Optimizer.Step(obj, theta, ev)
@@ -279,6 +281,7 @@ func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval
 		g.t++
 		g.logT = logAddExp(g.logT, le)
 		g.sum.Add(le, obj)
+		g.logEta = le
 	}
 	return le, err
 }
@@ -301,7 +304,7 @@ func logAddExp(a, b float64) float64 {
 // objective's own weights) for steps steps and records θ and the weights
 // at steps growing by growth, and at the end.
 func grwRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64) (*train.Trajectory, error) {
-	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), next: 1, growth: growth}
+	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), logEta: math.Inf(-1), next: 1, growth: growth}
 	tr, err := train.Run(obj, rec, theta, train.Config{Steps: steps, Every: steps, Weighting: w, KeepTheta: true, KeepWeights: true})
 	if err != nil {
 		return nil, err

@@ -271,3 +271,24 @@ func TestSoakLimitShiftMovingWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestSoakPreconditionerBeforeTheWindow: the LL-lin case that the
+// preconditioner pair missed at soak seed 1795648796969825. The faulty
+// first steps drove the margins so far (𝓛 ≈ e^{−50}) that θ froze from
+// T = 4 on: the limit part had no contraction (μ ≈ 1e-25) and the flow
+// comparison saw θ not move, as GD's flow does not there. GD's map replayed
+// over the records a few steps apart (theorems/gdstep.go), from step 0 on,
+// sees the faulty steps: violated, and the correct engine holds.
+func TestSoakPreconditionerBeforeTheWindow(t *testing.T) {
+	c := KKTCase{Family: KKTLinear, In: 3, N: 4, Loss: 0, Seed: 7682329877960309226}
+	for fault, want := range map[string]theorems.Status{"": theorems.Holds, "preconditioner": theorems.Violated} {
+		c.Fault = fault
+		b, tr, err := trained(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := theorems.SVMDirection(b.Data, tr); v.Status != want {
+			t.Errorf("%v: %v, want %s", c, v, want)
+		}
+	}
+}
