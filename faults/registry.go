@@ -146,6 +146,7 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "LL-K1", Why: "the loss-based schedule's log 𝓛 cannot fall below about −709 … −745: it stalls short of log 𝓛 ≤ −2000"},
 				{Claim: "LL-K2", Why: "log 𝓛 saturates near the float64 floor while the independent per-sample recomputation goes on: the run disagrees with it"},
+				{Claim: "LL-A5", On: "far out", Why: "at u ≥ 800 every log ℓ_n reads the floor: log(1/𝓛) ≈ 745 − log N, below f(q_min) − log N by the loss's definition, and off the LogSumExp of the margins' log-losses"},
 			},
 			loss: withUnderflow,
 		},
