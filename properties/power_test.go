@@ -77,5 +77,5 @@ var faultExempt = map[string]string{
 // fault is yet shown to break, with what was tried: work left, not an
 // exemption (docs/trust.md).
 var faultOpen = map[string]string{
-	"ZD-B":  "the multi-class direction is still decided by the residual's growth ratio (MultiClassDirection): preconditioner and weights-ignored pass (0 of 10); the linear checks' computed limit is not yet written for K classes",
+	"ZD-B": "the multi-class direction is still decided by the residual's growth ratio (MultiClassDirection): preconditioner and weights-ignored pass (0 of 10); the linear checks' computed limit is not yet written for K classes",
 }
