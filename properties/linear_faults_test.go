@@ -369,9 +369,9 @@ func TestLinearFaultLimitShift(t *testing.T) {
 // cases and of the ZD-T7 cases whose weights stay fixed (importance,
 // static and XY's random weights; where they are uniform — ERM, balanced
 // groups — the fault changes nothing and the check must hold: it does).
-// Schemes whose weights move between records are left out: a correct
-// CVaR-DRO run whose weights average to uniform gives the same trajectory
-// (theorems.LinLimitBound, part 6).
+// Schemes whose weights move between records are TestLinearFaultWeightsIgnoredMoving's
+// (this wrapper records uniform weights' integrals: the registered fault,
+// which keeps the scheme's, is used there).
 func TestLinearFaultWeightsIgnored(t *testing.T) {
 	gens := map[string]gopter.Gen{
 		"ZD-T7": GenClass(true, []int{LossExp, LossLogistic}, []int{SchemeERM, SchemeIW, SchemeStatic, SchemeRandomIW}),
