@@ -37,7 +37,10 @@ import (
 //	tol = StepIdentityUlps·u·(‖θ(t)‖ + ‖θ(t+1)‖ + (4 + |log η| + 2|log 𝓛|
 //	      + 2d·max‖z_n‖·‖θ(t)‖)·‖ηV‖).
 //
-// False-alarm rate: 0 (a rounding bound). Catches every optimizer fault
+// False-alarm rate: 0 (a rounding bound; measured: at most 0.11 of it on
+// 100 correct LL-lin and 100 ZD-T7 runs at seed 1, all nine schemes, exp
+// and logistic). Records of other step sizes than the run's constant η (to
+// etaConstTol) are not replayed. Catches every optimizer fault
 // whose step is not GD's, by its relative size (issue 18's preconditioner:
 // 3|∂₀𝓛|/‖∇𝓛‖ ≫ 10⁻¹⁰), and reweighting faults at any step whose applied
 // weights differ from the recorded ones.

@@ -74,10 +74,11 @@ import (
 // Σq_n = Q reaches 0.98 on ZD-T7's short last segment, where it is an
 // identity up to the slopes' change; ratio 5 with the weights' integral
 // stays ≤ 0.45 on 100 runs of the moving-weight schemes (seed 1).
-// Faults: a limit direction φ away from ŵ moves r by ≈ φ‖ŵ‖ per unit of log T, which ratio 4 sees once it exceeds
-// the first-order discretization ~‖ŵ‖/(2t) per unit of log T at step t
-// (φ ≳ 10⁻³ at T^{1/2} of the quick budget; issue 18's preconditioner gives
-// 10³–10¹⁰), ratio 3 whenever the fault's step leaves span{z_n}, ratio 5
+// Faults: a limit direction φ away from ŵ moves r by ≈ φ‖ŵ‖ per unit of
+// log T, which ratio 4 sees once it exceeds the first-order discretization
+// ~‖ŵ‖/(2t) per unit of log T at step t (φ ≳ 10⁻³ at T^{1/2} of the quick
+// budget; issue 18's preconditioner gives 10³–10¹⁰), ratio 7 at any step
+// the records show (by the fault's relative size), ratio 3 whenever the fault's step leaves span{z_n}, ratio 5
 // when it leaves the cone or its weights' interval; GD stepping as ERM
 // while the records say q breaks 4, 5 and 6 (5 alone when q moves); a
 // polynomial tail breaks 1, 4 and 5.
