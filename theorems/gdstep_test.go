@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -16,11 +15,7 @@ import (
 // and not with issue 18's preconditioner, with the weights ignored, or —
 // when the weights move — beyond one step.
 func TestCheckGDMap(t *testing.T) {
-	z := mat.NewDense(3, 4, []float64{
-		1, 0.2, 0, 0.1,
-		0.3, 1, 0.2, 0,
-		0.5, 0.4, 1, 0.3,
-	})
+	z := threeIndependentRows()
 	q := []float64{0.5, 0.2, 0.3}
 	const eta = 0.7
 	precond := func(th, v []float64) { th[0] += 3 * eta * v[0] }
