@@ -369,9 +369,9 @@ func TestLinearFaultLimitShift(t *testing.T) {
 // cases and of the ZD-T7 cases whose weights stay fixed (importance,
 // static and XY's random weights; where they are uniform — ERM, balanced
 // groups — the fault changes nothing and the check must hold: it does).
-// Schemes whose weights move between records are left out: a correct
-// CVaR-DRO run whose weights average to uniform gives the same trajectory
-// (theorems.LinLimitBound, part 6).
+// Schemes whose weights move between records are TestLinearFaultWeightsIgnoredMoving's
+// (this wrapper records uniform weights' integrals: the registered fault,
+// which keeps the scheme's, is used there).
 func TestLinearFaultWeightsIgnored(t *testing.T) {
 	gens := map[string]gopter.Gen{
 		"ZD-T7": gopter.Gen(GenClass(true, []int{LossExp, LossLogistic}, []int{SchemeERM, SchemeIW, SchemeStatic, SchemeRandomIW})),
@@ -402,6 +402,60 @@ func TestLinearFaultWeightsIgnored(t *testing.T) {
 			requireCaught(t, cases, 0.95)
 		})
 	}
+}
+
+// TestLinearFaultWeightsIgnoredMoving: the registered weights-ignored
+// fault (the scheme's weights recorded, uniform ones applied) on the
+// schemes whose weights move between records (Group DRO, χ², CVaR, the
+// schedules) is violated on at least 95% of the cases whose weights it
+// moves: the check bounds each step's coefficients by the weights' integral
+// between records (train.WeightSum; theorems/linearlimit.go, part 5). A
+// case counts when the correct run's mean weights over its last segment
+// leave uniform by more than 2× on some sample (max_n |log(N·∫q_n/Σ∫q)|
+// > log 2): the slopes −ℓ′ change by ≈ 1.5× between records 1.5× apart in
+// T on the margin, so a smaller departure can hide in the interval (Group
+// DRO at step 0 stays uniform): at seeds 1, 2, 3, 7, 10 and 6 of 20 cases
+// count, all caught.
+func TestLinearFaultWeightsIgnoredMoving(t *testing.T) {
+	gen := GenClass(true, []int{LossExp, LossLogistic}, []int{SchemeGroupDRO, SchemeChiSquare, SchemeCVaR, SchemeScheduleA1, SchemeScheduleA3})
+	var cases []faultCase
+	for _, x := range drawCases(t, gopter.Gen(gen), linearFaultCases) {
+		c := x.(ClassCase)
+		fc := faultCase{name: fmt.Sprint(c)}
+		_, tr, err := c.Run(envRunner(), classSteps(envRunner()))
+		if err != nil {
+			fc.skipped = err.Error()
+			cases = append(cases, fc)
+			continue
+		}
+		if far := weightDeparture(tr); far <= math.Log(2) {
+			fc.skipped = fmt.Sprintf("the scheme's mean weights over the last segment stay within %.3g× of uniform", math.Exp(far))
+			cases = append(cases, fc)
+			continue
+		}
+		c.Fault = "weights-ignored"
+		data, tr, err := c.Run(envRunner(), classSteps(envRunner()))
+		if err != nil {
+			fc.skipped = "the faulty engine failed: " + err.Error()
+		} else {
+			fc.v = theorems.GRWDirection(data, tr)
+		}
+		cases = append(cases, fc)
+	}
+	requireCaught(t, cases, 0.95)
+}
+
+// weightDeparture returns max_n |log(N·∫q_n dT/Σ_m ∫q_m dT)| over the last
+// record's segment (train.Record.WeightSum): how far the mean weights
+// there are from uniform (+Inf when a weight is 0).
+func weightDeparture(tr *train.Trajectory) float64 {
+	ws := tr.Final().WeightSum
+	total := floats.Sum(ws)
+	far := 0.0
+	for _, v := range ws {
+		far = math.Max(far, math.Abs(math.Log(float64(len(ws))*v/total)))
+	}
+	return far
 }
 
 // uniformWeights reports whether every weight equals the first (to 1e-12).

@@ -106,6 +106,14 @@ func sepProperty(name string, v Variant, lossNames []string, copies bool, base f
 	}}
 }
 
+// farFloor is the base of LL-A5's far claim: u ≥ 800, where every
+// per-sample loss is below float64's smallest subnormal e^{−745}, so only
+// an engine that stays in log domain computes 𝓛 (the polynomial tail is
+// left out: u = α·log(1 + q) = 800 needs q ≈ e^{800/α}).
+func farFloor(losses.Margin) func(float64, int, int) float64 {
+	return func(float64, int, int) float64 { return 800 }
+}
+
 // deepFloor is the base of LL-5.1's wrong-L control: u ≥ 2(L+2)·log(N·K) + 20,
 // where Lemma B.5's slack ν·g′/(g𝓛) − 1 ≤ log(N·K)/u is below 1/(2(L+1)), so
 // the declared L + 1 breaks the inequality by at least 1/(2L(L+1)) relative.
@@ -419,10 +427,16 @@ func logDomainProperty(name string, g Gen[FlowCase], plain bool) Property[FlowCa
 func sectionB() (es []Entry) {
 	floor := separationFloor
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-A5"}, ForLoss: marginApproxForLoss,
-		Claims: []Prop{sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
-			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
-			})},
+		Claims: []Prop{
+			sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+				}),
+			sepProperty("exp, logistic far out: u = log(1/𝓛) from 800 to 900, past float64's e^{−745} (log domain, LL App. K.2)", Homogeneous, []string{"exp", "logistic"}, false, farFloor,
+				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
+					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+				}),
+		},
 		Controls: []Prop{
 			drops("printed-g", sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
 				floor,

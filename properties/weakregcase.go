@@ -48,15 +48,20 @@ func (c WeakRegCase) regObjective(data *dataset.Dataset) (*train.Objective, loss
 	if err != nil {
 		return nil, nil, err
 	}
-	wbar, err := train.NormalizeWeights(c.Class.ImportanceWeights())
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := obj.SetWeights(wbar); err != nil {
+	if err := c.setWeights(obj); err != nil {
 		return nil, nil, err
 	}
 	m, _ := losses.MarginOf(obj.Loss)
 	return obj, m, nil
+}
+
+// setWeights sets the case's normalized importance weights w̄ on obj.
+func (c WeakRegCase) setWeights(obj *train.Objective) error {
+	wbar, err := train.NormalizeWeights(c.Class.ImportanceWeights())
+	if err != nil {
+		return err
+	}
+	return obj.SetWeights(wbar)
 }
 
 // Ladder computes the optima θ_λ (train.Minimize on log L_λ) along the
@@ -73,6 +78,11 @@ func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []t
 			return nil, err
 		}
 		if obj, _, err = plant(c.Class.Fault, obj, nil); err != nil {
+			return nil, err
+		}
+		// The weights again, through the planted objective: a reweighting
+		// fault acts on the weights set after it (train.Objective.WeightFault).
+		if err := c.setWeights(obj); err != nil {
 			return nil, err
 		}
 		theta := make([]float64, data.D)

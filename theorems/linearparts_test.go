@@ -73,6 +73,16 @@ func TestPullIntegral(t *testing.T) {
 }
 
 // linearGDSteps runs n GD steps of size eta on Σ q_n e^{−⟨θ, z_n⟩} from θ.
+// threeIndependentRows is the z of the segment tests: three independent
+// rows in 4 dimensions (one direction off their span).
+func threeIndependentRows() *mat.Dense {
+	return mat.NewDense(3, 4, []float64{
+		1, 0.2, 0, 0.1,
+		0.3, 1, 0.2, 0,
+		0.5, 0.4, 1, 0.3,
+	})
+}
+
 func linearGDSteps(z *mat.Dense, q, theta []float64, eta float64, n int, fault func([]float64, []float64)) []float64 {
 	th := append([]float64(nil), theta...)
 	rows, d := z.Dims()
@@ -99,11 +109,7 @@ func linearGDSteps(z *mat.Dense, q, theta []float64, eta float64, n int, fault f
 // preconditioner θ₀ += 3ηV₀ breaks all three, ERM's steps (weights ignored)
 // break the fixed-weights intervals and the flow but not the cone.
 func TestStepCoefficientsAndFlow(t *testing.T) {
-	z := mat.NewDense(3, 4, []float64{
-		1, 0.2, 0, 0.1,
-		0.3, 1, 0.2, 0,
-		0.5, 0.4, 1, 0.3,
-	})
+	z := threeIndependentRows()
 	q := []float64{0.5, 0.3, 0.2}
 	eta := 0.5
 	theta0 := linearGDSteps(z, q, make([]float64, 4), eta, 1000, nil)
@@ -122,7 +128,7 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	flow.q = q
 	check := func(theta1 []float64) (weighted, cone, flowRatio float64) {
 		round := roundingBudget(500, theta0, theta1, 3)
-		weighted = coef.weighted(theta0, theta1, eta*500, q, slopes(theta0), slopes(theta1), round)
+		weighted = coef.weighted(theta0, theta1, scaleBy(eta*500, q), slopes(theta0), slopes(theta1), round)
 		cone = coef.cone(theta0, theta1, eta*500, 1, slopes(theta0), slopes(theta1), round)
 		tmp := make([]float64, 4)
 		disc := 500 * eta * eta / 2 * math.Max(flow.field(tmp, theta0), flow.field(tmp, theta1))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -123,10 +124,26 @@ func supGPrime(m losses.Margin, a, b float64) float64 {
 // The statistic is the worst excess over the four inequalities, in units of
 // the rounding tolerance 8(N + 4)·ε·(1 + |q_min| + u)·max(1, sup g′) of
 // these LogSumExp-based quantities; it holds at ≤ 1.
+//
+// f, g and g′ are the loss's by its catalog name (losses.ByName), not the
+// engine's instance of it, and u is also recomputed from the engine's
+// per-sample margins, u′ = −LSE_n(log ℓ(q_n)), which must agree with the
+// engine's log(1/𝓛) to the same tolerance (a fifth inequality, |u − u′|):
+// an engine whose loss leaves log domain (faults' loss-underflow: ℓ floored
+// at 5e-324, so past u ≈ 745 every log ℓ_n reads the floor) moves u and
+// its own f(q_min) together, and only a check that keeps the loss's
+// definition and the margins apart sees it.
 func MarginApproximation(c MarginCase) Verdict {
 	m, blocks, ks, bad := c.setup()
 	if bad != nil {
 		return *bad
+	}
+	if c.Margin == nil {
+		if l, err := losses.ByName(c.Obj.Loss.Name()); err == nil {
+			if def, ok := losses.MarginOf(l); ok {
+				m = def
+			}
+		}
 	}
 	if c.Obj.Loss.Kind() != losses.Binary {
 		return Assumption("LL-A5 is stated for binary margin losses (B3); %s is %s", c.Obj.Loss.Name(), c.Obj.Loss.Kind())
@@ -146,10 +163,15 @@ func MarginApproximation(c MarginCase) Verdict {
 	gsup := supGPrime(m, lo, fq)
 	gap := ev.QMin - m.G(u) // (γ̄ − γ̃)·ρ^L
 	tol := 8 * (n + 4) * 0x1p-52 * (1 + math.Abs(ev.QMin) + math.Abs(u)) * math.Max(1, gsup)
+	recomputed := math.Inf(-1) // −u′ = LSE_n log ℓ(q_n)
+	for _, q := range ev.Margins {
+		recomputed = numerics.LogAddExp(recomputed, m.LogLoss(q))
+	}
 	excess := []struct {
 		v    float64
 		what string
 	}{
+		{math.Abs(u + recomputed), "log(1/𝓛) = −LSE_n log ℓ(q_n), recomputed from the margins"},
 		{fq - logN - u, "(a) f(q_min) − log N ≤ log(1/𝓛)"},
 		{u - fq, "(a) log(1/𝓛) ≤ f(q_min)"},
 		{-gap, "(b) γ̃ ≤ γ̄"},

@@ -12,9 +12,12 @@ import (
 // C_n = η Σ_t q_n^{(t)}(−ℓ′(u_n(t))) over the steps between them. With the
 // slope −ℓ′(u_n) monotone between the records (the margins grow), C_n lies
 // in [ΔT·q_n·min slope, ΔT·q_n·max slope] for fixed weights q (ΔT =
-// η·steps, the slopes at the two records); for weights that move, only
-// C_n ≥ 0 and Σ_n C_n/max slope ≤ ΔT·Q ≤ Σ_n C_n/min slope (Σ_n q_n = Q at
-// every step) hold, whatever the weights: GD's cone.
+// η·steps, the slopes at the two records), and in [m_n·min slope,
+// m_n·max slope] for weights that move, m_n = Σ_t η q_n^{(t)} their
+// integral over the segment (C_n is a q_n-weighted sum of slopes between
+// the two). Without that integral only C_n ≥ 0 and
+// Σ_n C_n/max slope ≤ ΔT·Q ≤ Σ_n C_n/min slope (Σ_n q_n = Q at every
+// step) hold, whatever the weights: GD's cone.
 type stepCoefficients struct {
 	z          *mat.Dense
 	gram       mat.Cholesky
@@ -75,17 +78,20 @@ func (c *stepCoefficients) solve(a, b []float64, round float64) ([]float64, floa
 	return cs, round/c.sigmaMin + 64*0x1p-52*c.cond*math.Max(floats.Max(cs), -floats.Min(cs)), true
 }
 
-// weighted returns max_n |C_n − mid_n|/(half-width_n + slack) for fixed
-// weights q: ≤ 1 when every coefficient lies in its interval.
-func (c *stepCoefficients) weighted(a, b []float64, dT float64, q, slopeA, slopeB []float64, round float64) float64 {
+// weighted returns max_n |C_n − mid_n|/(half-width_n + slack) for the
+// weights' masses m_n = ∫ q_n dT over the segment (ΔT·q_n for fixed
+// weights q; the recorded integral, train.WeightSum, for weights that move):
+// ≤ 1 when every coefficient lies in its interval [m_n·min slope,
+// m_n·max slope].
+func (c *stepCoefficients) weighted(a, b []float64, mass, slopeA, slopeB []float64, round float64) float64 {
 	cs, slack, ok := c.solve(a, b, round)
 	if !ok {
 		return math.NaN()
 	}
 	worst := math.Inf(-1)
 	for i, v := range cs {
-		lo := dT * q[i] * math.Min(slopeA[i], slopeB[i]) * (1 - slopeRelTol)
-		hi := dT * q[i] * math.Max(slopeA[i], slopeB[i]) * (1 + slopeRelTol)
+		lo := mass[i] * math.Min(slopeA[i], slopeB[i]) * (1 - slopeRelTol)
+		hi := mass[i] * math.Max(slopeA[i], slopeB[i]) * (1 + slopeRelTol)
 		worst = math.Max(worst, math.Abs(v-(lo+hi)/2)/((hi-lo)/2+slack))
 	}
 	return worst

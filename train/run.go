@@ -36,6 +36,10 @@ type Record struct {
 	// Weights is a copy of the GRW weights q^{(t)} of this step when
 	// Config.KeepWeights is set (and a Weighting is).
 	Weights []float64
+	// WeightSum is ∫ q dT = Σ_t η_t q^{(t)} over the steps since the
+	// previous record (WeightSum), when Config.KeepWeights is set and a
+	// Weighting is; nil at the first record.
+	WeightSum []float64
 	// LogEta is log η of the step that led here (its time increment; −Inf
 	// at step 0).
 	LogEta float64
@@ -112,6 +116,8 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		return nil, err
 	}
 	logT, logEta, localErr := math.Inf(-1), math.Inf(-1), 0.0
+	var qSum WeightSum
+	keepSum := cfg.KeepWeights && q != nil
 	estimator, _ := opt.(ErrorEstimator)
 	record := func(t int, ev *Eval) error {
 		rec := Measure(obj, theta, ev, t, logT)
@@ -127,6 +133,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		}
 		if cfg.KeepWeights && q != nil {
 			rec.Weights = append([]float64(nil), q...)
+			rec.WeightSum = qSum.Take()
 		}
 		if cfg.Observe != nil {
 			if err := cfg.Observe(&rec, theta, ev); err != nil {
@@ -177,6 +184,9 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			return tr, fmt.Errorf("step %d: %w", t, err)
 		}
 		logEta = le
+		if keepSum {
+			qSum.Add(le, obj)
+		}
 		if estimator != nil {
 			localErr += estimator.LocalError()
 		}

@@ -22,9 +22,10 @@ type WindowPlan struct {
 
 // RunWindows trains θ (in place) with opt for plan.Steps steps (or up to
 // Burst − 1 more, to finish the last window) and records windows as the
-// plan says. Records' Step and LogT count from the start of the run; two
-// windows are at least two steps apart, so consecutive step numbers always
-// mean the same window.
+// plan says. Records' Step and LogT count from the start of the run, and
+// LogEta is the step that led to each (a window's first record: the gap's
+// last step); two windows are at least two steps apart, so consecutive
+// step numbers always mean the same window.
 func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan) (*Trajectory, error) {
 	if plan.Burst < 1 {
 		return nil, fmt.Errorf("train: window burst must be ≥ 1, got %d", plan.Burst)
@@ -38,6 +39,7 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 	out := &Trajectory{}
 	done, logT := 0, math.Inf(-1)
 	next := 1.0
+	gapEta := math.Inf(-1)
 	for {
 		tr, err := Run(obj, opt, theta, Config{Steps: plan.Burst - 1, KeepTheta: true})
 		if tr != nil && out.Model == "" {
@@ -46,7 +48,10 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 		if err != nil {
 			return out, fmt.Errorf("step %d: %w", done, err)
 		}
-		for _, r := range tr.Records {
+		for i, r := range tr.Records {
+			if i == 0 && done > 0 {
+				r.LogEta = gapEta // the step that led here is the gap's last
+			}
 			r.Step += done
 			r.LogT = numerics.LogAddExp(logT, r.LogT)
 			out.Records = append(out.Records, r)
@@ -74,6 +79,7 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 			return out, fmt.Errorf("step %d: %w", done, err)
 		}
 		logT = numerics.LogAddExp(logT, tr.Final().LogT)
+		gapEta = tr.Final().LogEta
 		done += gap
 	}
 	out.Steps = done

@@ -21,9 +21,11 @@ func TestRunWindows(t *testing.T) {
 	for _, r := range tr.Records {
 		steps = append(steps, r.Step)
 		require.NotNil(t, r.Theta)
-		// Constant-step GD: T = η·step.
+		// Constant-step GD: T = η·step, and every record but step 0's
+		// (window starts too) says the step that led to it was η.
 		if r.Step > 0 {
 			assert.InDelta(t, math.Log(0.1*float64(r.Step)), r.LogT, 1e-12)
+			assert.Equal(t, math.Log(0.1), r.LogEta, "step %d", r.Step)
 		}
 	}
 	assert.Equal(t, []int{0, 1, 2, 4, 5, 6, 8, 9, 10, 16, 17, 18, 32, 33, 34, 64, 65, 66, 100, 101, 102}, steps)

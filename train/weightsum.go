@@ -1,0 +1,44 @@
+package train
+
+import "math"
+
+// WeightSum accumulates the integrated GRW weights between records,
+//
+//	∫ q dT = Σ_t η_t q^{(t)}   over the steps t since the last Take,
+//
+// the weights as the scheme set them (Objective.LogWeight: under a
+// WeightFault, as given, not as applied). The linear direction checks need
+// it for schemes whose weights move between records (Group DRO, χ²- and
+// CVaR-DRO, schedules): GD's step between two records is
+// Σ_n C_n z_n with C_n = Σ_t η_t q_n^{(t)}(−ℓ′(u_n(t))), and with the
+// slope −ℓ′ monotone between the records C_n lies in
+// [∫q_n dT · min slope, ∫q_n dT · max slope] whatever the weights did
+// in between, which the weights at the records alone cannot bound
+// (theorems/linearlimit.go). The zero value is ready; Add allocates once,
+// on its first call.
+type WeightSum struct{ sum []float64 }
+
+// Add adds e^{logEta}·q_n^{(t)} for every sample: the step just taken
+// with step size e^{logEta} from an objective weighted as obj is.
+func (w *WeightSum) Add(logEta float64, obj *Objective) {
+	n := obj.Data.N
+	if len(w.sum) != n {
+		w.sum = make([]float64, n)
+	}
+	for i := range w.sum {
+		w.sum[i] += math.Exp(logEta + obj.LogWeight(i))
+	}
+}
+
+// Take returns a copy of the sum so far (nil when nothing was added since
+// the last Take) and restarts it at 0.
+func (w *WeightSum) Take() []float64 {
+	if w.sum == nil {
+		return nil
+	}
+	out := append([]float64(nil), w.sum...)
+	for i := range w.sum {
+		w.sum[i] = 0
+	}
+	return out
+}
