@@ -80,7 +80,7 @@ func Rows(curve []Point) []Row {
 type Monotonicity struct {
 	// RowsNonDecreasing: the margins of the rows found, in row order.
 	RowsNonDecreasing bool `json:"rows_nondecreasing"`
-	// FittedFrom is the first epoch of the curve with train accuracy 1 (0:
+	// FittedFrom is the first epoch of the curve with train accuracy 1 (−1:
 	// never fitted).
 	FittedFrom int `json:"fitted_from_epoch"`
 	// CurveDecreases counts the evaluations, from FittedFrom on, whose
@@ -97,7 +97,7 @@ type Monotonicity struct {
 // LargestDrop, so that the reader judges it (SGD is not gradient flow, and
 // LL's theorem does not promise it monotone).
 func Monotone(rows []Row, curve []Point) Monotonicity {
-	m := Monotonicity{RowsNonDecreasing: true}
+	m := Monotonicity{RowsNonDecreasing: true, FittedFrom: -1}
 	prev := math.Inf(-1)
 	for _, r := range rows {
 		if r.Missing {

@@ -68,7 +68,7 @@ func TestMonotone(t *testing.T) {
 		{"one drop", mk([]float64{1, 1, 1, 1}, []float64{1, 2, 1.5, 3}),
 			Monotonicity{RowsNonDecreasing: true, FittedFrom: 0, CurveDecreases: 1, FirstDecrease: 2, LargestDrop: 0.25}},
 		{"never fitted", mk([]float64{0.5, 0.6}, []float64{1, 0}),
-			Monotonicity{RowsNonDecreasing: true}},
+			Monotonicity{RowsNonDecreasing: true, FittedFrom: -1}},
 	} {
 		if got := Monotone(nil, tc.curve); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
