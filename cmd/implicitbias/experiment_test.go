@@ -127,6 +127,7 @@ func TestExperimentJSONAndReport(t *testing.T) {
 	code, out, errOut := runExperimentCLI(context.Background(), nil, "ll-fig1", "--data", data, "--model", experimentTinyModel,
 		"--max-epochs", "3", "--eval-every", "2", "--json", "--report", rep)
 	require.Equal(t, exitOK, code, errOut)
+	assert.NotContains(t, errOut, "\r", "a progress line on stderr that is no terminal")
 	var res struct {
 		Rows  []map[string]any `json:"rows"`
 		Curve []map[string]any `json:"curve"`
