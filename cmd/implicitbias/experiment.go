@@ -13,9 +13,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/experiment"
+	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -165,6 +167,9 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 	if err != nil {
 		return fail(stderr, "experiment", err)
 	}
+	if err := checkExperimentModel(f.model); err != nil {
+		return fail(stderr, "experiment", err)
+	}
 	// Outputs first: an unwritable one is found before the run, not after.
 	if f.report != "" {
 		if err := report.CheckDir(f.report); err != nil {
@@ -200,6 +205,7 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "implicitbias experiment: resuming from %s (%s)\n", f.check, x.where())
 	}
 	code := exitOK
+	start := time.Now()
 	runErr := x.run(ctx, afterEpoch)
 	switch {
 	case errors.Is(runErr, context.Canceled):
@@ -211,6 +217,8 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 	case runErr != nil:
 		return fail(stderr, "experiment", runErr)
 	}
+	// The time goes to stderr: stdout is the same whatever the machine.
+	fmt.Fprintf(stderr, "implicitbias experiment: %s after %s\n", x.where(), time.Since(start).Round(time.Second))
 	if f.check != "" {
 		if err := x.save(); err != nil {
 			fmt.Fprintf(stderr, "implicitbias experiment: %v\n", err)
@@ -232,6 +240,22 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 		}
 	}
 	return code
+}
+
+// checkExperimentModel checks, before the data are read, that spec takes
+// Fashion-MNIST's 28×28 images, has 10 outputs and a normalized margin.
+func checkExperimentModel(spec string) error {
+	m, err := models.Parse(spec, 28*28)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	if m.Out() != 10 {
+		return fmt.Errorf("--model %s gives %d scores per image, want 10 (the classes of Fashion-MNIST)", m, m.Out())
+	}
+	if d := m.Degree(); !d.Homogeneous {
+		return fmt.Errorf("--model %s is not multi-homogeneous (degree %s): its normalized margin is undefined", m, d)
+	}
+	return nil
 }
 
 // checkWritableDir creates and removes a file in dir.

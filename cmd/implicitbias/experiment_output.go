@@ -116,7 +116,7 @@ func writeExperimentTable(w io.Writer, res experimentResults) {
 	}
 	if len(res.Runs) == 2 {
 		lb, c := finalPoint(res.Curve, experiment.LossBased), finalPoint(res.Curve, experiment.Constant)
-		fmt.Fprintf(w, "\nfinal normalized margin: loss-based %.3g at epoch %d, constant %.3g at epoch %d (ratio %.3g; LL Fig. 1: about 10)\n",
+		fmt.Fprintf(w, "\nfinal normalized margin: loss-based %.3g at epoch %d, constant %.3g at epoch %d (ratio %.3g; LL Fig. 1 on MNIST after 10 000 epochs: 1.2e-3 against 1.8e-4, ratio ≈ 6.7)\n",
 			lb.NormalizedMargin, lb.Epoch, c.NormalizedMargin, c.Epoch, lb.NormalizedMargin/c.NormalizedMargin)
 	}
 	fmt.Fprintln(w, "\nLL's rows: MNIST, full width, 60 000 images, float32 TensorFlow (LL App. J, Table 1).")
