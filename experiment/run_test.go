@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/dataset"
@@ -207,5 +208,38 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := NewRun(cfg, trainSet, testSet); err == nil {
 			t.Errorf("%s: no error for %+v", name, cfg)
 		}
+	}
+}
+
+// TestStalledRunEnds: on data no θ can fit (each image twice, with two
+// labels) the loss-based schedule stalls at the loss's floor; the run ends
+// there with θ of the last epoch that stood, evaluated, and says so.
+func TestStalledRunEnds(t *testing.T) {
+	d := tinyImages(2, 1)
+	twice := &dataset.Dataset{N: 2 * d.N, D: d.D, X: append(append([]float64(nil), d.X...), d.X...)}
+	twice.Y = append(append([]float64(nil), d.Y...), d.Y...)
+	for i := d.N; i < twice.N; i++ {
+		twice.Y[i] = float64((int(twice.Y[i]) + 1) % 3)
+	}
+	cfg := tinyConfig(LossBased)
+	cfg.MaxEpochs = 2000
+	r, err := NewRun(cfg, twice, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !r.Done {
+		if err := r.Epoch(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := r.Curve[len(r.Curve)-1]
+	if !strings.Contains(r.Reason, "stalled") || last.Epoch != r.Epochs()-1 || last.TrainAcc > 0.5 {
+		t.Fatalf("run ended at epoch %d (%s), last evaluation %+v", r.Epochs(), r.Reason, last)
+	}
+	// Half the samples at least are misclassified, so no margin is
+	// positive; a pair's two losses add up to 2 log 2 at least (equal
+	// scores for its two labels), so 𝓛̄ ≥ log 2, up to rounding (1e-9).
+	if last.NormalizedMargin > 0 || last.Log10Loss < math.Log10(math.Log(2))-1e-9 {
+		t.Errorf("stalled at %+v, want the floor of contradictory labels", last)
 	}
 }
