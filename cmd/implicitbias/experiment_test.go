@@ -169,16 +169,16 @@ func TestExperimentJSONAndReport(t *testing.T) {
 // a checkpoint that loses θ, α, 𝓛̄(t−1) or the shuffle position.
 func TestExperimentResumeAfterInterrupt(t *testing.T) {
 	data := fakeFashion(t)
-	args := []string{"ll-fig1", "--data", data, "--model", experimentTinyModel, "--max-epochs", "4", "--eval-every", "1", "--json"}
+	args := []string{"ll-fig1", "--data", data, "--model", experimentTinyModel, "--max-epochs", "3", "--eval-every", "1", "--json"}
 	code, straight, errOut := runExperimentCLI(context.Background(), nil, args...)
 	require.Equal(t, exitOK, code, errOut)
 
 	ck := filepath.Join(t.TempDir(), "ck")
-	withCk := append(append([]string(nil), args...), "--checkpoint", ck, "--checkpoint-every", "3")
+	withCk := append(append([]string(nil), args...), "--checkpoint", ck, "--checkpoint-every", "2")
 	for _, cut := range []struct {
 		schedule string
 		epoch    int
-	}{{"loss-based", 2}, {"constant", 3}} {
+	}{{"loss-based", 2}, {"constant", 2}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		code, partial, errOut := runExperimentCLI(ctx, func(s string, e int) {
 			if s == cut.schedule && e == cut.epoch {
