@@ -18,7 +18,7 @@ import (
 
 // experimentTinyModel is a bias-free CNN on 28×28 images small enough that
 // an epoch on 1000 images costs a fraction of a second.
-const experimentTinyModel = "cnn2d:28x28x1:relu:2c5-max4,2c3-max7:8:10+bias@1"
+const experimentTinyModel = "cnn2d:28x28x1:relu:4c4s4,4c3-max7:8:10+bias@1"
 
 // fakeFashion writes a Fashion-MNIST folder of synthetic images: 1100
 // training and 1000 test images, 10 classes in turn, each a bright 3×5
