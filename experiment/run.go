@@ -191,7 +191,8 @@ func (r *Run) Epoch() error {
 	case st.Epoch >= r.Config.MaxEpochs:
 		r.Done, r.Reason = true, fmt.Sprintf("%d epochs", st.Epoch)
 	}
-	crosses := r.crossed < len(Log10Thresholds) && log10 < Log10Thresholds[r.crossed]
+	th := Log10Thresholds()
+	crosses := r.crossed < len(th) && log10 < th[r.crossed]
 	if r.Done || crosses || st.Epoch%r.Config.EvalEvery == 0 {
 		p, err := r.evaluate(st.Epoch)
 		if err != nil {
@@ -224,7 +225,8 @@ func (r *Run) evaluate(epoch int) (Point, error) {
 
 func (r *Run) record(p Point) {
 	r.Curve = append(r.Curve, p)
-	for r.crossed < len(Log10Thresholds) && p.Log10Loss < Log10Thresholds[r.crossed] {
+	th := Log10Thresholds()
+	for r.crossed < len(th) && p.Log10Loss < th[r.crossed] {
 		r.crossed++
 	}
 }

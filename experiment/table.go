@@ -5,10 +5,11 @@ import (
 	"math"
 )
 
-// Log10Thresholds are LL Table 1's loss thresholds, log₁₀ 𝓛: model-1 to
-// model-4 are the first epochs whose training loss is below 10⁻¹⁰, 10⁻¹⁵,
-// 10⁻²⁰ and 10⁻¹²⁰; model-5 is the final epoch.
-var Log10Thresholds = [...]float64{-10, -15, -20, -120}
+// Log10Thresholds returns LL Table 1's loss thresholds, log₁₀ 𝓛: model-1
+// to model-4 are the first epochs whose training loss is below 10⁻¹⁰,
+// 10⁻¹⁵, 10⁻²⁰ and 10⁻¹²⁰; model-5 is the final epoch. (A function, not a
+// variable: the package holds no mutable state.)
+func Log10Thresholds() [4]float64 { return [4]float64{-10, -15, -20, -120} }
 
 // Point is one evaluation of a run: the model after Epoch epochs.
 type Point struct {
@@ -40,13 +41,15 @@ type LLRow struct {
 	TestAcc          float64
 }
 
-// LLTable1 is LL's Table 1 (App. J.2), copied from the paper.
-var LLTable1 = [...]LLRow{
-	{"model-1", 38, -10.04, 5.65e-5, 1, 0.993},
-	{"model-2", 75, -15.12, 9.50e-5, 1, 0.993},
-	{"model-3", 107, -20.07, 1.30e-4, 1, 0.993},
-	{"model-4", 935, -120.01, 4.61e-4, 1, 0.992},
-	{"model-5", 10000, -881.51, 1.18e-3, 1, 0.991},
+// LLTable1 returns LL's Table 1 (App. J.2), copied from the paper.
+func LLTable1() [5]LLRow {
+	return [5]LLRow{
+		{"model-1", 38, -10.04, 5.65e-5, 1, 0.993},
+		{"model-2", 75, -15.12, 9.50e-5, 1, 0.993},
+		{"model-3", 107, -20.07, 1.30e-4, 1, 0.993},
+		{"model-4", 935, -120.01, 4.61e-4, 1, 0.992},
+		{"model-5", 10000, -881.51, 1.18e-3, 1, 0.991},
+	}
 }
 
 // Rows picks Table 1 from a curve in epoch order: for each threshold the
@@ -55,8 +58,9 @@ var LLTable1 = [...]LLRow{
 // the curve: the runner evaluates every epoch that first crosses a
 // threshold, so there the first point below is the first epoch below.
 func Rows(curve []Point) []Row {
-	rows := make([]Row, 0, len(Log10Thresholds)+1)
-	for i, th := range Log10Thresholds {
+	thresholds := Log10Thresholds()
+	rows := make([]Row, 0, len(thresholds)+1)
+	for i, th := range thresholds {
 		r := Row{Model: fmt.Sprintf("model-%d", i+1), Log10Threshold: th, Missing: true}
 		for _, p := range curve {
 			if p.Log10Loss < th {
@@ -66,7 +70,7 @@ func Rows(curve []Point) []Row {
 		}
 		rows = append(rows, r)
 	}
-	final := Row{Model: fmt.Sprintf("model-%d", len(Log10Thresholds)+1), Missing: len(curve) == 0}
+	final := Row{Model: fmt.Sprintf("model-%d", len(thresholds)+1), Missing: len(curve) == 0}
 	if len(curve) > 0 {
 		final.Point = curve[len(curve)-1]
 	}

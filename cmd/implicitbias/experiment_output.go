@@ -64,7 +64,7 @@ func (x *experimentRun) results(interrupted bool) experimentResults {
 		res.Runs = append(res.Runs, experimentRunSummary{r.Config.Schedule, r.Epochs(), r.Done, r.Reason})
 		res.Monotone[r.Config.Schedule] = experiment.Monotone(rows, r.Curve)
 	}
-	for _, l := range experiment.LLTable1 {
+	for _, l := range experiment.LLTable1() {
 		res.LLRows = append(res.LLRows, llRowJSON(l))
 	}
 	return res
@@ -93,7 +93,7 @@ func writeExperimentTable(w io.Writer, res experimentResults) {
 			if r.Schedule != run.Schedule {
 				continue
 			}
-			ll := experiment.LLTable1[i]
+			ll := experiment.LLTable1()[i]
 			i++
 			ours := "not reached\t\t\t\t\t"
 			if !r.Missing {
