@@ -77,7 +77,6 @@ var faultExempt = map[string]string{
 // fault is yet shown to break, with what was tried: work left, not an
 // exemption (docs/trust.md).
 var faultOpen = map[string]string{
-	"ZD-B":  "the multi-class direction is still decided by the residual's growth ratio (MultiClassDirection): preconditioner and weights-ignored pass (0 of 10); the linear checks' computed limit is not yet written for K classes",
 	"LL-A5": "degree-plus-one, backward-first-block, fprime-branch pass (0 of 25): both sides of γ̄ − g′ log N/ρ^L ≤ γ̃ ≤ γ̄ move together under them",
 	"XY-C1": "a minimizer stopping at ‖∇ log(𝓛+R)‖∞ ≤ 1e-2 instead of 1e-10 passes (1 of 10 cases caught): the norms still grow along the λ ladder",
 	"XY-P3": "the same loose minimizer passes (1 of 10): γ* − γ̄ stays far inside its bound; the ladder now starts from θ = 0, not from the SVM direction it converges to",

@@ -312,8 +312,9 @@ func KLOrdering(kl1, kl2, angle1, angle2 []float64) (concordant, decided int) {
 // MultiClassDirection checks ZD-B (ZD App. B, eq. 20) on a GD run of a
 // linear classifier with K classes (θ stored class after class) on the
 // cross-entropy: Θ(t) → the multi-class max-margin solution Θ̂
-// (numerics.MultiClassSVM), with Θ(t) − Θ̂ log T bounded (the multi-class
-// form of Soudry et al.'s Thm 3), whatever the GRW.
+// (numerics.MultiClassSVM) whatever the GRW, with Θ(t) − Θ̂ log T tending
+// to its computed limit under the weights (multiClassLimit: the K-class
+// form of Soudry et al.'s Thm 3).
 func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) Verdict {
 	if tr.Degree != 1 {
 		return Assumption("ZD-B is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
@@ -330,18 +331,14 @@ func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) Ver
 		return invalid(err)
 	}
 	rows, _ := a.Dims()
-	ones := make([]float64, rows)
-	for i := range ones {
-		ones[i] = 1
-	}
-	sol, err := numerics.HardMarginSVM(a, ones, nil)
+	sol, err := numerics.HardMarginSVM(a, ones(rows), nil)
 	if errors.Is(err, numerics.ErrNotSeparable) {
 		return Assumption("the data are not linearly separable into %d classes: %v", k, err)
 	}
 	if err != nil {
 		return Undecided("multi-class SVM: %v", err)
 	}
-	return directionVerdict(sol, &offMargin{z: a, per: k - 1}, uniformWeights(rows), tr, fmt.Sprintf("multi-class margin %.6g; %s", sol.Margin, assumption3(tr)))
+	return multiClassLimit(sol, a, k-1, tr, fmt.Sprintf("multi-class margin %.6g; %s", sol.Margin, assumption3(tr)))
 }
 
 // PathRay is a point θ_R of a regularization path.
