@@ -1,7 +1,6 @@
 package theorems
 
 import (
-
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
