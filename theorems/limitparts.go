@@ -39,8 +39,16 @@ func limitRecords(tr *train.Trajectory, d int) (recs []*train.Record, start int,
 		v := Undecided("no record with θ and T > 1")
 		return nil, 0, &v
 	}
+	start, bad = windowStart(recs)
+	return recs, start, bad
+}
+
+// windowStart returns the index of the last record with log T ≤ log
+// T_end/2 (records with T > 1, one per step): the window of the limit
+// checks starts there.
+func windowStart(recs []*train.Record) (int, *Verdict) {
 	last := recs[len(recs)-1]
-	start = -1
+	start := -1
 	for i, r := range recs {
 		if r.LogT <= last.LogT/2 {
 			start = i
@@ -48,9 +56,9 @@ func limitRecords(tr *train.Trajectory, d int) (recs []*train.Record, start int,
 	}
 	if start < 0 || start == len(recs)-1 {
 		v := Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2)
-		return nil, 0, &v
+		return 0, &v
 	}
-	return recs, start, nil
+	return start, nil
 }
 
 // limitOnSupport is part 1: the distance E of the residual θ − ŵ log T,

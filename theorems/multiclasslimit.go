@@ -43,20 +43,23 @@ import (
 //     first-order discretization budget plus rounding and the integrator's
 //     estimate;
 //  6. the weights' effect: with fixed weights that move the flow ermApartMin
-//     budgets off ERM's, the run may not follow ERM's flow.
+//     budgets off ERM's, the run may not follow ERM's flow;
+//  7. speed: each segment's ‖Θ_b − Θ_a‖ over its weight-free envelope
+//     ∫ Q·max_n ‖g_n‖ dT (g_n = Σ_j π_{n,j} a_{n,j}, Q = Σ_n q_n), plus GD's
+//     left sum and rounding: decided whatever the weights.
 //
 // (Part 5 of linearLimit, the steps' coefficients on independent z_n, has
 // no counterpart: N(K − 1) rows in K·D dimensions are dependent in most
 // cases, and the K − 1 rows of a sample share the softmax's normalization.)
 // Parts 1, 4 and 6 need the weights between records: they decide for the
 // fixed-weight schemes (fixedWeightSchemes) and are shown otherwise, where
-// 2 decides with q_n ≤ Σq. Every part is ≤ 1 on a correct engine by
+// 2 and 7 decide with q_n ≤ Σq. Every part is ≤ 1 on a correct engine by
 // derivation (false-alarm rate 0 up to the interpolation of the pulls
 // between records, as LinLimitBound). Faults: a stray preconditioner on a
 // coordinate θ_{c,f} leaves span{a} (part 3: e_{c,f} has the component
 // 1/K of 1_K ⊗ e_f) and moves the limit (1, 4); weights ignored on fixed
 // non-uniform weights put the run on ERM's flow (4, 6) and ERM's offset
-// (1); a pairwise polynomial tail breaks 1 and 4.
+// (1); a pairwise polynomial tail breaks 1, 4 and 7.
 func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Trajectory, note string) Verdict {
 	rows, d := a.Dims()
 	w := sol.W
@@ -114,6 +117,7 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	flow := newCEFlow(a, per, eta)
 	pullOn, pullOff := make([][]float64, len(ext)), make([][]float64, len(ext))
 	slopes := make([][]float64, len(ext))
+	speed := make([][]float64, len(ext)) // T·Q·max_n ‖g_n‖ (one entry)
 	logT := make([]float64, len(ext))
 	for j, r := range ext {
 		flow.q = qCap
@@ -122,6 +126,7 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 		logT[j] = r.LogT
 		pullOn[j], pullOff[j] = make([]float64, rows), make([]float64, rows)
 		slopes[j] = append([]float64(nil), flow.pi...)
+		speed[j] = []float64{T * total * flow.maxSampleSpeed()}
 		for i := 0; i < rows; i++ {
 			qi := qCap[i/per]
 			if g.onMargin[i] {
@@ -184,9 +189,16 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 		ermApart = math.Max(ermApart, floats.Distance(predU, pred, 2)/math.Max(bud, budU))
 	}
 	var pushOn, pushOff float64
+	worstSpeed, speedAt := math.Inf(-1), 0.0
 	for j := lead; j+1 < len(ext); j++ {
 		pushOn += pullIntegral(logT, pullOn, j)
 		pushOff += pullIntegral(logT, pullOff, j)
+		ra, rb := ext[j], ext[j+1]
+		env := pullIntegral(logT, speed, j) + eta*math.Max(speed[j][0]*math.Exp(-ra.LogT), speed[j+1][0]*math.Exp(-rb.LogT)) +
+			roundingBudget(float64(rb.Step-ra.Step), ra.Theta, rb.Theta, rows)
+		if r := floats.Distance(ra.Theta, rb.Theta, 2) / env; r > worstSpeed || math.IsNaN(r) {
+			worstSpeed, speedAt = r, rb.LogT
+		}
 	}
 
 	var decide []Verdict
@@ -225,6 +237,15 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 		}
 		parts = append(parts, msg)
 	}
+
+	// 7. The speed: whatever the weights (q_n ≥ 0, Σq_n ≤ Q), GD's step is
+	// η Σ_n q_n g_n with g_n = Σ_j π_{n,j} a_{n,j}, so ‖θ_b − θ_a‖ ≤ ∫ Q·max_n
+	// ‖g_n‖ dT between records: the weight-free envelope of the
+	// cross-entropy's tail. A tail heavier than exponential (the pairwise
+	// polynomial control) moves Θ by far more than e^{−u} allows at its
+	// own margins.
+	decide = append(decide, Compare(worstSpeed, LinLimitBound, ""))
+	parts = append(parts, fmt.Sprintf("the steps against the cross-entropy's weight-free envelope ∫ Q·max_n ‖Σ_j π_{n,j} a_{n,j}‖ dT: worst ratio %.3g at log T = %.3g", worstSpeed, speedAt))
 
 	// 1. The limit on V_S, under the last record's weights.
 	if ratio, msg, err := limitOnSupport(a, w, rowQ(qs[len(qs)-1]), g, win, pushOn+perturb, fixed); err != nil {
