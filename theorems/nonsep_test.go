@@ -45,20 +45,22 @@ func toyGD(data *dataset.Dataset, applied []float64, steps int) *train.Trajector
 	tr := &train.Trajectory{Degree: 1, Loss: "exp", Optimizer: "gd"}
 	next := 1
 	for t := 0; t <= steps; t++ {
-		if t == next || t == steps {
-			tr.Records = append(tr.Records, train.Record{Step: t, LogT: math.Log(eta * float64(t)), Theta: append([]float64(nil), theta...)})
-			next = int(math.Ceil(1.5 * float64(next)))
-		}
 		step := make([]float64, data.D)
+		loss := 0.0
 		for i := 0; i < data.N; i++ {
 			x := data.Row(i)
 			u := 0.0
 			for j, v := range x {
 				u += data.Y[i] * v * theta[j]
 			}
+			loss += applied[i] / sum * math.Exp(-u)
 			for j, v := range x {
 				step[j] += applied[i] / sum * math.Exp(-u) * data.Y[i] * v
 			}
+		}
+		if t == next || t == steps {
+			tr.Records = append(tr.Records, train.Record{Step: t, LogT: math.Log(eta * float64(t)), LogLoss: math.Log(loss), Theta: append([]float64(nil), theta...)})
+			next = int(math.Ceil(1.5 * float64(next)))
 		}
 		for j := range theta {
 			theta[j] += eta * step[j]

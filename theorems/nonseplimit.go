@@ -29,11 +29,12 @@ type nonSepRun struct {
 //
 // s_k = Σ_{D_sep} w̄_i e^{−y_i⟨θ_k, x_i⟩} y_i Π_S x_i the separable samples'
 // pull on S. ∇F̄(θ̃) = 0, so e_k = Π_Sθ_k − θ̃ obeys e_{k+1} = (I − ηH̄_k)e_k
-// + ηs_k with H̄_k the mean Hessian of F̄ on the segment; on the ball of
-// radius ρ around θ̃ each term of F̄ is within e^{±ρ‖x_i‖} of its value at
-// θ̃, so H̄ lies between λ_lo = e^{−ρx̄}λ_min and λ_hi = e^{ρx̄}λ̄_max (x̄ =
-// max ‖x_i‖ on D_nonsep; λ_min = HessMinEig/Σw, λ̄_max = Σ w̄_i e^{−u_i(θ̃)}
-// ‖x_i‖² ≥ λ_max), and ‖I − ηH̄‖ ≤ κ = max(1 − ηλ_lo, ηλ_hi − 1). From a
+// + ηs_k with H̄_k = ∫₀¹ ∇²F̄(θ̃ + τe_k)dτ the mean Hessian on the segment;
+// its terms carry the factor ∫₀¹ e^{−τ⟨e_k, z_i⟩}dτ ≥ meanExp(ρx̄) on the
+// ball of radius ρ around θ̃, so H̄ ⪰ λ_lo = meanExp(ρx̄)·λ_min (x̄ = max
+// ‖x_i‖ on D_nonsep, λ_min = HessMinEig/Σw), and H̄ ⪯ λ_hi = x̄²·max(𝓛(θ_a),
+// F̄(θ̃)) (kappa says why),
+// so ‖I − ηH̄‖ ≤ κ = max(1 − ηλ_lo, ηλ_hi − 1). From a
 // record a on, segment by segment between records j and j + 1 (Δt steps),
 //
 //	E_{j+1} = κ^{Δt}·E_j + ηS_j(1 − κ^{Δt})/(1 − κ) + rounding,   E_a = e_a,
@@ -65,13 +66,15 @@ func finiteContraction(run *nonSepRun, sc, sep []int, thetaTilde []float64, onS 
 		floats.Sub(buf, thetaTilde)
 		return floats.Norm(buf, 2)
 	}
-	// The curvature of F̄ at θ̃ and the norms that scale it on a ball.
-	var xbar, lamMax float64
+	// The norms that scale F̄'s curvature on a ball, and F̄(θ̃).
+	var xbar, xall, fTilde float64
 	for _, i := range sc {
 		zi := run.z.RawRowView(i)
-		nx := floats.Norm(zi, 2)
-		xbar = math.Max(xbar, nx)
-		lamMax += run.wbar[i] * math.Exp(-floats.Dot(zi, thetaTilde)) * nx * nx
+		xbar = math.Max(xbar, floats.Norm(zi, 2))
+		fTilde += run.wbar[i] * math.Exp(-floats.Dot(zi, thetaTilde))
+	}
+	for i := range run.wbar {
+		xall = math.Max(xall, floats.Norm(run.z.RawRowView(i), 2))
 	}
 	lamMin := hessMin / sumW
 	// The separable samples' pull on S at every record, per unit of log T.
@@ -98,9 +101,18 @@ func finiteContraction(run *nonSepRun, sc, sep []int, thetaTilde []float64, onS 
 		sMax[j] = pullIntegral(logT, pull, j) / (b.LogT - a.LogT) * math.Exp(-a.LogT)
 		round[j] = roundingBudget(float64(b.Step-a.Step), a.Theta, b.Theta, len(run.wbar))
 	}
-	// kappa is the contraction per step on the ball of radius rho.
-	kappa := func(rho float64) float64 {
-		return math.Max(1-run.eta*math.Exp(-rho*xbar)*lamMin, run.eta*math.Exp(rho*xbar)*lamMax-1)
+	// kappa is the contraction per step from record a on, on the ball of
+	// radius rho: 1 − ηλ_lo with λ_lo = meanExp(ρx̄)λ_min, or ηλ_hi − 1 with
+	// λ_hi = x̄²·max(𝓛(θ_a), F̄(θ̃)): ∇²F̄ ⪯ x̄²F̄, F̄ on the segment from
+	// Π_Sθ to θ̃ is at most its larger end (convexity), F̄(Π_Sθ) ≤ 𝓛(θ), and
+	// 𝓛 does not increase under GD from a on while η·max‖x_i‖²·𝓛(θ_a) ≤ 2
+	// (the descent lemma with ∇²𝓛 ⪯ max‖x_i‖²𝓛); NaN when it may.
+	kappa := func(a int, rho float64) float64 {
+		loss := math.Exp(recs[a].LogLoss)
+		if !(run.eta*xall*xall*loss <= 2) {
+			return math.NaN()
+		}
+		return math.Max(1-run.eta*meanExp(rho*xbar)*lamMin, run.eta*xbar*xbar*math.Max(loss, fTilde)-1)
 	}
 	// fromRecord bounds e at the last record from record a with the
 	// contraction k < 1 per step: over a segment of Δt steps
@@ -124,25 +136,26 @@ func finiteContraction(run *nonSepRun, sc, sep []int, thetaTilde []float64, onS 
 	best, bestAt, bestKappa := math.Inf(1), -1, 0.0
 	for a := 0; a+1 < len(recs); a++ {
 		// The ball must hold the run for the contraction it grants: iterate
-		// ρ ← radius(κ(ρ)) from e_a (both increase) until it holds.
+		// ρ ← radius(κ(ρ)) from e_a (both increase) until it holds; the
+		// 10⁻⁶ of excess reaches a fixed point approached geometrically.
 		rho := dist(recs[a].Theta)
-		for it := 0; it < 30; it++ {
-			k := kappa(rho)
+		for it := 0; it < 60; it++ {
+			k := kappa(a, rho)
 			if !(k < 1) {
 				break // GD may overshoot on this ball: no bound from here
 			}
 			end, radius := fromRecord(a, k)
-			if radius <= rho*(1+1e-12) {
+			if radius <= rho {
 				if end < best {
 					best, bestAt, bestKappa = end, a, k
 				}
 				break
 			}
-			rho = radius
+			rho = radius * (1 + 1e-6)
 		}
 	}
 	if bestAt < 0 {
-		return Undecided("the finite part: no record from which GD's contraction on F̄ is certified (ηλ_hi > 2 on every ball the run stays in)")
+		return Undecided("the finite part: no record from which GD's contraction on F̄ is certified (κ ≥ 1 on every ball the run stays in, or GD may not descend)")
 	}
 	v := Compare(eEnd/best, 1, "")
 	if eEnd == 0 {
@@ -283,4 +296,15 @@ func derefRecords(rs []*train.Record) []train.Record {
 		out[i] = *r
 	}
 	return out
+}
+
+// meanExp returns ∫₀¹ e^{−τc}dτ = (1 − e^{−c})/c (1 at c = 0), the smallest
+// mean factor of an exponential term along a segment of length ρ when c =
+// ρ·max‖x‖: it falls like 1/c, not e^{−c}, so a run far from θ̃ keeps a
+// curvature bound.
+func meanExp(c float64) float64 {
+	if c < 1e-8 {
+		return 1 - c/2
+	}
+	return -math.Expm1(-c) / c
 }
