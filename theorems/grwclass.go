@@ -60,96 +60,6 @@ func GRWDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 	return linearLimit(sol, signedRows(data), nil, tr, fmt.Sprintf("SVM margin %.6g; %s", sol.Margin, assumption3(tr)))
 }
 
-// MarginGapGrowth bounds the growth of the Fenchel–Young gap of XY (A.5),
-//
-//	S(θ) = log Σ_i p_i e^{−⟨θ, a_i⟩} + γ*‖θ‖ + KL(p*‖p) ≥ γ*‖θ‖·‖θ̂ − θ*‖²/2 ≥ 0,
-//
-// for constraint vectors a_i (y_i x_i, or the multi-class a_{n,j}), a
-// probability vector p, the normalized SVM dual p* and margin γ*; S/(γ*‖θ‖)
-// is the smoothed-margin gap 1 − γ̃/γ* plus KL/(γ*‖θ‖). Along GD with an
-// exponentially tailed loss θ = ŵ log T + r̃ + o(1) (any positive
-// weighting), and S tends to a constant (log Σ over the support vectors of
-// p_i e^{−⟨r̃, a_i⟩} + γ*⟨θ*, r̃⟩ + KL): it may not double from T^{1/2} to
-// T, as the residual of LL-lin. A direction with another limit u, of margin
-// γ(u) < γ*, has S ≥ ‖θ‖(γ* − γ(u)) − O(1), growing like ‖θ‖: a power of T
-// for a polynomial tail whatever the norm does — the residual test alone
-// sees that tail only through ‖θ‖ ~ T^{1/3} against ‖ŵ‖ log T.
-const MarginGapGrowth = LinResidualGrowth
-
-// directionVerdict is the direction check of ZD-B and ZD-T8's GD part
-// (ZD-T7 and XY-P1 decide by linearLimit): the worse of the
-// residual test of LL-lin (ResidualGrowth) and the Fenchel–Young gap test
-// (MarginGapGrowth) with the measure p on the constraint vectors om.z,
-// the residual test with the off-margin rule of pullGrowth.
-func directionVerdict(sol *numerics.SVM, om *offMargin, p []float64, tr *train.Trajectory, note string) Verdict {
-	rv, _ := residualGrowth(sol.W, tr, nil, om, note)
-	gv := gapGrowth(sol, om, p, tr)
-	if rv.Status == Inconclusive || gv.Status == Inconclusive {
-		return Worst(rv, gv)
-	}
-	v := Worst(rv, gv)
-	if v.Statistic == gv.Statistic && v.Statistic != rv.Statistic {
-		v.Detail = fmt.Sprintf("%s; residual: %s", gv.Detail, rv.Detail)
-	} else {
-		v.Detail = fmt.Sprintf("%s; %s", rv.Detail, gv.Detail)
-	}
-	return v
-}
-
-// gapGrowth applies MarginGapGrowth along tr: S at the last record with θ
-// and T > 1 over the larger of its largest value at the records with
-// 0 < log T ≤ log T_end/2 and its computed limit (gapLimit).
-func gapGrowth(sol *numerics.SVM, om *offMargin, p []float64, tr *train.Trajectory) Verdict {
-	z, gamma := om.z, sol.Margin
-	n, _ := z.Dims()
-	kl := KLDivergence(sol.Alpha, p)
-	terms := make([]float64, n)
-	logp := make([]float64, n)
-	for i, v := range p {
-		logp[i] = math.Log(v)
-	}
-	s := func(th []float64) float64 {
-		for i := 0; i < n; i++ {
-			terms[i] = logp[i] - floats.Dot(z.RawRowView(i), th)
-		}
-		return numerics.LogSumExp(terms) + gamma*floats.Norm(th, 2) + kl
-	}
-	var last *train.Record
-	for i := range tr.Records {
-		if r := &tr.Records[i]; r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
-			last = r
-		}
-	}
-	if last == nil {
-		return Undecided("no record with θ and T > 1")
-	}
-	mid, midLogT := 0.0, math.NaN()
-	for i := range tr.Records {
-		if r := &tr.Records[i]; r.Theta != nil && r.LogT > 0 && r.LogT <= last.LogT/2 {
-			mid, midLogT = math.Max(mid, s(r.Theta)), r.LogT
-		}
-	}
-	if math.IsNaN(midLogT) || !(mid > 0) {
-		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g and a positive gap", last.LogT/2)
-	}
-	q := om.weights(tr.Weights)
-	if q == nil {
-		q = om.weights(om.q)
-	}
-	limit, limitNote := 0.0, ""
-	if v, err := gapLimit(sol, z, p, q); err != nil {
-		limitNote = fmt.Sprintf("; no computed limit: %v", err)
-	} else {
-		limit, limitNote = v, fmt.Sprintf("; limit %.4g", v)
-	}
-	end := s(last.Theta)
-	rho := floats.Norm(last.Theta, 2)
-	ref := math.Max(mid, limit)
-	v := Compare(end/ref, MarginGapGrowth, fmt.Sprintf("Fenchel–Young gap S = log Σp e^{−q} + γ*‖θ‖ + KL: %.4g (max for log T ≤ %.3g%s) → %.4g at log T = %.3g (smoothed-margin gap 1 − γ̃/γ* ≤ %.3g)",
-		mid, midLogT, limitNote, end, last.LogT, end/(gamma*rho)))
-	return v
-}
-
 // gapLimit returns the limit of the Fenchel–Young gap S along GD with an
 // exponentially tailed loss and training weights q (per row of z; nil:
 // uniform). With θ = ŵ log T + r̃ + o(1), r̃ = a·θ* + δ_∞ + (a part ⟂ every
@@ -184,14 +94,6 @@ func signedRows(data *dataset.Dataset) *mat.Dense {
 		}
 	}
 	return z
-}
-
-func uniformWeights(n int) []float64 {
-	u := make([]float64, n)
-	for i := range u {
-		u[i] = 1 / float64(n)
-	}
-	return u
 }
 
 // assumption3 describes min_i n·q_i^{(t)} over the second half of the
@@ -361,8 +263,7 @@ const pathSolverFloor = 1e-9
 // same limit, the SVM direction θ̂_MM (ZD App. D.5.3), each decided by its
 // computed limit:
 //
-//	θ(t) − ŵ log T      along the GD run tr (directionVerdict, as LL-lin's
-//	                    growth and gap tests);
+//	θ(t) − ŵ log T      along the GD run tr (linearLimit, as ZD-T7);
 //	θ_R − R·θ̂_MM → δ_∞  along the path: at the largest R the distance
 //	                    ‖θ_R − R·θ̂_MM − δ_∞‖ may not exceed the bound
 //	                    pathLimitBound derives (the sphere's pull, the
@@ -409,7 +310,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	floor := pathSolverFloor * last.R
 	end := dist(last)
 	pv := Compare(end/(bound+floor), 1, "")
-	gv := directionVerdict(sol, &offMargin{z: signedRows(data)}, uniformWeights(data.N), tr, "")
+	gv := linearLimit(sol, signedRows(data), nil, tr, "")
 	v := Worst(pv, gv)
 	agree := ""
 	if at != nil && len(tr.Theta) == len(at.ThetaR) {

@@ -178,7 +178,9 @@ func TestPathAgreementWeights(t *testing.T) {
 		late = append(late, theorems.PathRay{R: r, ThetaR: []float64{r, off}})
 		wrong = append(wrong, theorems.PathRay{R: r, ThetaR: []float64{r, 0.01 * r}})
 	}
-	good := exactRun(sol, func(float64) float64 { return 0 })
+	logistic, err := losses.ByName("logistic")
+	require.NoError(t, err)
+	good := gdRun(t, d, logistic, nil, &train.GD{LR: 0.5}, limitSteps)
 	v := theorems.PathAgreement(d, q, good, late, nil)
 	assert.Equal(t, theorems.Holds, v.Status, v.String())
 	assert.Contains(t, v.Detail, "‖δ_∞‖ 10.36")
@@ -204,7 +206,9 @@ func TestPathLimitBoundSolved(t *testing.T) {
 	d := &dataset.Dataset{N: 4, D: 2, X: []float64{1, 1, 1, -1, 3, 0, 3, 1}, Y: []float64{1, 1, 1, 1}}
 	sol, err := numerics.HardMarginSVM(mat.NewDense(4, 2, d.X), d.Y, nil)
 	require.NoError(t, err)
-	good := exactRun(sol, func(float64) float64 { return 0 })
+	logistic, err := losses.ByName("logistic")
+	require.NoError(t, err)
+	good := gdRun(t, d, logistic, nil, &train.GD{LR: 0.5}, limitSteps)
 	solve := func(loss losses.Loss, q []float64, radii []float64) []theorems.PathRay {
 		m, err := models.NewLinear(2, 1)
 		require.NoError(t, err)
@@ -220,8 +224,6 @@ func TestPathLimitBoundSolved(t *testing.T) {
 		}
 		return out
 	}
-	logistic, err := losses.ByName("logistic")
-	require.NoError(t, err)
 	for _, q := range [][]float64{nil, {1, 1e-3, 1, 1}} {
 		for _, r := range []float64{1e3, 1e4, 1e6} {
 			path := solve(logistic, q, []float64{1, 10, 100, r})
