@@ -128,3 +128,50 @@ func driftOffSpan(g *linGeometry, tr *train.Trajectory, last *train.Record, n in
 	}
 	return ratio, fmt.Sprintf("off span{z_n} (%d of %d directions) θ moved %.3g from step %d, rounding allows %.3g", d-len(g.span), d, drift, first.Step, budget)
 }
+
+// flowModel is GD's modified flow on a linear model's weighted loss
+// (gdFlow for binary margin losses, ceFlow for the cross-entropy), with its
+// weights set.
+type flowModel interface {
+	// velocity returns a bound on ‖∇²𝓛(θ)‖.
+	velocity(theta []float64) float64
+	// field writes the modified field into dst and returns ‖V′V‖.
+	field(dst, theta []float64) float64
+	// predict integrates the flow from θ0 at log T = s0 to s1 and returns
+	// the result and the integrator's error estimate.
+	predict(theta0 []float64, s0, s1 float64) ([]float64, float64)
+}
+
+// flowComparison is LinLimitBound's part 4 on the records win: for each
+// pair of consecutive records, the distance of the run's θ from the flow f
+// integrated from the earlier one, over the first-order discretization GD
+// can have (dt·η²/2·max‖V′V‖ at the two records) plus rounding (n rows)
+// and the integrator's estimate. Segments where η‖∇²𝓛‖ > flowStepLimit
+// are skipped (the expansion does not hold there). worst is the largest
+// ratio, at the log T of that segment's end.
+type flowComparison struct {
+	worst, at, dev, budget float64
+	compared, skipped      int
+}
+
+func compareFlow(f flowModel, win []*train.Record, eta float64, n int) flowComparison {
+	c := flowComparison{worst: math.Inf(-1)}
+	tmp := make([]float64, len(win[0].Theta))
+	for k := 0; k+1 < len(win); k++ {
+		a, b := win[k], win[k+1]
+		if eta*f.velocity(a.Theta) > flowStepLimit {
+			c.skipped++
+			continue
+		}
+		dt := float64(b.Step - a.Step)
+		disc := dt * eta * eta / 2 * math.Max(f.field(tmp, a.Theta), f.field(tmp, b.Theta))
+		pred, ierr := f.predict(a.Theta, a.LogT, b.LogT)
+		dev := floats.Distance(pred, b.Theta, 2)
+		bud := disc + roundingBudget(dt, a.Theta, b.Theta, n) + ierr
+		c.compared++
+		if r := dev / bud; r > c.worst || math.IsNaN(r) {
+			c.worst, c.at, c.dev, c.budget = r, b.LogT, dev, bud
+		}
+	}
+	return c
+}
