@@ -308,30 +308,3 @@ func meanExp(c float64) float64 {
 	}
 	return -math.Expm1(-c) / c
 }
-
-// nonSepFlow is LinLimitBound's part 4 for XY Prop. 2: from T^{1/2} on,
-// each segment between records against GD's modified flow on the whole
-// weighted exponential loss Σ_i w̄_i e^{−y_i⟨θ, x_i⟩} (gdFlow: the weights
-// are static, so the records determine them). Ratio ≤ 1 on a correct
-// engine by derivation (~10⁻³ measured: the modified flow leaves an O(η³)
-// error against the O(η²) budget). It sees the weights the engine applied
-// at first order, on every segment, however flat F̄ is: a run that applied
-// uniform weights (weights-ignored), or the check given weights the run did
-// not use, deviates by ~η·dt·‖∇(F̄_w − F̄_1)‖ against a budget of order
-// η²·dt·‖∇²𝓛‖·‖∇𝓛‖. Where no segment can be compared (η‖∇²𝓛‖ above
-// flowStepLimit throughout) it says so and holds: the other parts decide.
-func nonSepFlow(run *nonSepRun) Verdict {
-	start, bad := windowStart(run.recs)
-	if bad != nil {
-		return *bad
-	}
-	f := newGDFlow(run.z, tailOf("exp"), run.eta)
-	f.q = run.wbar
-	c := compareFlow(f, run.recs[start:], run.eta, len(run.wbar))
-	if c.compared == 0 {
-		// An added check: the other parts decide without it.
-		return Verdict{Status: Holds, Statistic: math.Inf(-1), Bound: LinLimitBound, Detail: fmt.Sprintf("no flow comparison: GD's step is not small against the curvature at any record from log T = %.3g on (η‖∇²𝓛‖ > %g)", run.recs[start].LogT, flowStepLimit)}
-	}
-	return Compare(c.worst, LinLimitBound, fmt.Sprintf("GD's modified flow under w̄ from each record to the next: largest deviation/budget %.3g at log T = %.3g (%.3g against %.3g; %d segments, %d skipped)",
-		c.worst, c.at, c.dev, c.budget, c.compared, c.skipped))
-}
