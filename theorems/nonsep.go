@@ -28,9 +28,13 @@ import (
 //   - the component in S^⊥ grows in the max-margin direction ŵ_sep of the
 //     projected separable part {P x_i : i ∈ D_sep} (P the projection on
 //     S^⊥), whatever w, and Pθ(t) − ŵ_sep log T tends to its computed
-//     limit, which depends on w̄ and θ̃(w) (perpLimit).
+//     limit, which depends on w̄ and θ̃(w) (perpLimit);
 //
-// The verdict is the worse of the last two; both decide by computed
+//   - each segment between records from T^{1/2} on is GD's under w̄
+//     (nonSepReplay): the weights act at first order on every step,
+//     however flat the finite part is.
+//
+// The verdict is the worst of the last three; all decide by computed
 // bounds (issue 18), every ratio ≤ 1 on a correct engine by derivation.
 func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdict {
 	if tr.Degree != 1 {
@@ -90,7 +94,10 @@ func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory)
 		dv.MulVec(basis.T(), cv)
 	}
 	finite := finiteContraction(run, sp.Sc, sp.S, mn.Theta, onS, mn.HessMinEig, floats.Sum(w))
-	finite.Detail = fmt.Sprintf("D_sep %d samples, D_nonsep %v (rank %d); %s", len(sp.S), sp.Sc, rank, finite.Detail)
+	replay := nonSepReplay(run)
+	detail := fmt.Sprintf("D_sep %d samples, D_nonsep %v (rank %d); %s; %s", len(sp.S), sp.Sc, rank, replay.Detail, finite.Detail)
+	finite = Worst(finite, replay)
+	finite.Detail = detail
 	if len(sp.S) == 0 {
 		return finite
 	}
