@@ -408,6 +408,35 @@ type MultiCase struct {
 
 func (c MultiCase) withFault(name string) any { c.Fault = name; return c }
 
+// faultActs: a reweighting fault is drawn on schemes whose weights stay
+// fixed and are not uniform (IW by class on unbalanced classes, static),
+// as for ClassCase: on uniform weights it changes nothing, and on weights
+// that move between records (Group DRO, the schedules) the records do not
+// determine the weights the run used between them (multiClassLimit shows
+// the weight-dependent parts there, not decides them).
+func (c MultiCase) faultActs(name string) bool {
+	f, err := faults.Lookup(name)
+	if err != nil {
+		return false
+	}
+	if f.Component != "reweighting" {
+		return true
+	}
+	if c.Scheme != SchemeIW && c.Scheme != SchemeStatic {
+		return false
+	}
+	data := c.Data()
+	w, err := newScheme(c.Scheme, c.Param, c.Seed, data.N)
+	if err != nil || w.Start(data) != nil {
+		return false
+	}
+	q := make([]float64, data.N)
+	if err := w.Update(0, make([]float64, data.N), q); err != nil {
+		return false
+	}
+	return floats.Max(q)-floats.Min(q) > 1e-12*floats.Max(q)
+}
+
 func (c MultiCase) k() int { return min(max(c.K, 3), 6) }
 func (c MultiCase) n() int { return max(c.N, c.k()+1) }
 func (c MultiCase) d() int { return max(c.D, 2) }

@@ -18,13 +18,10 @@ import (
 // weighting for classification (ZD §5, §6.1, App. B–D.5; XY §2–§5, App. A).
 //
 // The direction checks read GD runs of linear models recorded at steps
-// growing by 1.5× (grwRun) and use the residual test of LL-lin
-// (theorems.ResidualGrowth): θ(t) − ŵ log T must stay bounded. That test
-// sees a direction with another limit when the residual grows like a power
-// of T — the polynomial tail, a path or a direction that is not the GD
-// limit — but not a direction converging elsewhere at the logarithmic rate
-// of exponential tails (its residual grows like log T, by a factor below 2
-// from T^{1/2} to T); the controls are chosen accordingly.
+// growing by 1.5× (grwRun) and decide by computed limits: the residual
+// θ(t) − ŵ log T against its limit under the weights and GD's flow
+// (theorems' linearLimit, multiClassLimit for K classes), the path's offset
+// (pathLimitBound), XY-P2's contraction of the finite part (issue 18).
 
 // polyControl is the control of the direction checks: the same case with
 // ZD App. C's polynomially tailed loss, ℓ(q) = (q + 1)^{−α} (β = 0).
@@ -114,12 +111,6 @@ func pathProperty(name string, override int) Property[ClassCase] {
 		data, tr, err := c.Run(r, classSteps(r))
 		if err != nil {
 			return buildFailed(err)
-		}
-		// The GD half of the agreement first: the run's direction against
-		// its computed limit, as ZD-T7 decides it (theorems/linearlimit.go).
-		if v := theorems.GRWDirection(data, tr); v.Status == theorems.Violated {
-			v.Detail = "GD: " + v.Detail
-			return v
 		}
 		q := tr.Final().Weights
 		path, err := rays(data, c.loss(), q, pathRadii, "")

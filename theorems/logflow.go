@@ -1,8 +1,6 @@
 package theorems
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -88,41 +86,9 @@ const (
 	flowMaxSteps  = 200000
 )
 
-// integrate advances θ (in place) along dθ/ds = e^{s}·(V − (η/2)V′V) from
-// s0 to s1 by n classical Runge–Kutta steps.
-func (f *gdFlow) integrate(theta []float64, s0, s1 float64, n int) {
-	d := len(theta)
-	k1, k2, k3, k4, tmp := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
-	h := (s1 - s0) / float64(n)
-	rhs := func(dst []float64, s float64, th []float64) {
-		f.field(dst, th)
-		floats.Scale(math.Exp(s), dst)
-	}
-	for i := 0; i < n; i++ {
-		s := s0 + float64(i)*h
-		rhs(k1, s, theta)
-		floats.AddScaledTo(tmp, theta, h/2, k1)
-		rhs(k2, s+h/2, tmp)
-		floats.AddScaledTo(tmp, theta, h/2, k2)
-		rhs(k3, s+h/2, tmp)
-		floats.AddScaledTo(tmp, theta, h, k3)
-		rhs(k4, s+h, tmp)
-		for j := range theta {
-			theta[j] += h / 6 * (k1[j] + 2*k2[j] + 2*k3[j] + k4[j])
-		}
-	}
-}
-
 // predict returns θ at s1 from θ0 at s0 along the modified flow, and the
 // integrator's error estimate: the distance between the results with n and
 // 2n steps (RK4's error at 2n steps is about 1/15 of it).
 func (f *gdFlow) predict(theta0 []float64, s0, s1 float64) (pred []float64, errEst float64) {
-	jac := math.Exp(s1) * f.velocity(theta0)
-	n := int(math.Ceil((s1 - s0) * math.Max(flowMinSteps, jac/flowStiffStep)))
-	n = min(max(n, 4), flowMaxSteps)
-	coarse := append([]float64(nil), theta0...)
-	f.integrate(coarse, s0, s1, n)
-	pred = append([]float64(nil), theta0...)
-	f.integrate(pred, s0, s1, 2*n)
-	return pred, floats.Distance(coarse, pred, 2)
+	return predictLogTime(func(dst, th []float64) { f.field(dst, th) }, f.velocity(theta0), theta0, s0, s1)
 }

@@ -223,3 +223,140 @@ func extendBasis(basis [][]float64, v []float64) [][]float64 {
 	}
 	return basis
 }
+
+// pathLimitBound returns the path's computed limit offset δ_∞ (pathOffset,
+// under the weights q; nil: uniform) and how far from R·θ̂_MM + δ_∞ the
+// point θ_R = argmin_{‖θ‖≤R} Σ_i q_i ℓ(⟨θ, z_i⟩) of a loss with a tight
+// exponential tail, ℓ(u) = e^{−u}(1 + ε(u)) with |ε|, |ε′| ≤ e^{−u} (exp: 0;
+// logistic: log(1 + e^{−u}) and its slope 1/(1 + e^{u})), may lie at radius
+// R, excluding the solver's floor (pathSolverFloor·R, added by the caller).
+// The derivation: θ_R = aθ̂ + δ with δ ⟂ θ̂ and a = √(R² − ‖δ‖²) minimizes,
+// in δ,
+//
+//	Φ_R(δ) = G(δ) + γ(R − a(δ)) + log(1 + E(δ)) − Rγ,
+//
+// G(δ) = log Σ_{i∈S} q_i e^{−⟨δ, z_i⟩} (pathOffset's, minimized at δ_∞;
+// S the support vectors, ⟨θ̂, z_i⟩ = γ), γ(R − a) the sphere's term
+// (gradient γδ/a, curvature ⪰ γ/R), E the samples off the margin (factor
+// e^{−a(m_i − γ)}, m_i = ⟨θ̂, z_i⟩) and the tail's departure. At δ_∞ the
+// gradient of Φ_R is g = γδ_∞/a + ∇log(1 + E), and G's curvature on the
+// span of the support vectors' tangent parts is λ = λ_min(Cov_p(Pz_i)), p
+// the softmax weights at δ_∞; on the ball of radius ρ around δ_∞ the
+// weights change by at most e^{2ρ·max‖Pz‖}, so its curvature stays ≥ λ/2
+// for ρ ≤ ln 2/(2·max‖Pz‖). A convex function whose gradient at δ_∞ is g
+// and whose curvature on that ball is ≥ λ/2 has its minimizer within
+// ρ = 2‖g‖/λ of δ_∞ when that radius lies inside the ball (its directional
+// derivative is positive on the ball's boundary). The tangent directions
+// outside that span feel only E and the sphere (curvature γ/R): ≤ ‖∇E‖·R/γ.
+// With |a − R| ≤ (‖δ_∞‖ + ρ)²/R for the radial part,
+//
+//	‖θ_R − Rθ̂ − δ_∞‖ ≤ ρ + ‖∇E‖R/γ + (‖δ_∞‖ + ρ)²/R.
+//
+// ‖∇E‖ is bounded at δ_∞ with the factor 2 the ball allows: Σ_{off} q_i
+// e^{−u_i}·2max‖z‖ + Σ_S q_i·3e^{−2u_i}·max‖z‖ (the tail's term, its
+// gradient and its share of the normalization), over Σ_S q_i e^{−u_i}/2
+// (u_i the margins of aθ̂ + δ_∞). err reports a radius too small for the
+// ball (the path is not yet where its limit can be certified: record a
+// larger R), or an offset problem without a finite minimizer.
+func pathLimitBound(z *mat.Dense, q []float64, sol *numerics.SVM, radius float64) (delta []float64, bound float64, err error) {
+	delta, support, err := pathOffset(z, q, sol)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, _ := z.Dims()
+	u := sol.Direction()
+	gamma := sol.Margin
+	weight := func(i int) float64 {
+		if q == nil {
+			return 1
+		}
+		return q[i]
+	}
+	dn := floats.Norm(delta, 2)
+	if !(dn < radius) {
+		return nil, 0, fmt.Errorf("‖δ_∞‖ = %.3g is not below R = %.3g", dn, radius)
+	}
+	a := math.Sqrt(radius*radius - dn*dn)
+	onS := make([]bool, n)
+	for _, i := range support {
+		onS[i] = true
+	}
+	// Margins at aθ̂ + δ_∞, relative to the support vectors' aγ: the terms
+	// are kept as e^{−(u_i − aγ)} to stay in range.
+	var zmax, pzmax float64
+	var tangent [][]float64
+	for i := 0; i < n; i++ {
+		zi := z.RawRowView(i)
+		zmax = math.Max(zmax, floats.Norm(zi, 2))
+		pz := append([]float64(nil), zi...)
+		floats.AddScaled(pz, -floats.Dot(pz, u), u)
+		if onS[i] {
+			pzmax = math.Max(pzmax, floats.Norm(pz, 2))
+			tangent = append(tangent, pz)
+		}
+	}
+	var sumS, offPull, tailPull float64
+	for i := 0; i < n; i++ {
+		zi := z.RawRowView(i)
+		rel := math.Exp(-(a*(floats.Dot(zi, u)-gamma) + floats.Dot(zi, delta)))
+		if onS[i] {
+			sumS += weight(i) * rel
+			// e^{−2u} = rel·e^{−u}, u = aγ + ⟨δ_∞, z_i⟩.
+			tailPull += weight(i) * rel * 3 * math.Exp(-(a*gamma + floats.Dot(zi, delta))) * zmax
+		} else {
+			offPull += weight(i) * rel * 2 * zmax
+		}
+	}
+	gradE := 2 * (offPull + tailPull) / sumS
+	// G's curvature at δ_∞ on span{Pz_i : i ∈ S}.
+	lambda := math.Inf(1)
+	var basis [][]float64
+	for _, pz := range tangent {
+		basis = extendBasis(basis, append([]float64(nil), pz...))
+	}
+	if k := len(basis); k > 0 {
+		p := make([]float64, len(support))
+		logs := make([]float64, len(support))
+		for j, i := range support {
+			logs[j] = math.Log(weight(i)) - floats.Dot(z.RawRowView(i), delta)
+		}
+		lse := numerics.LogSumExp(logs)
+		h := mat.NewSymDense(k, nil)
+		mean := make([]float64, k)
+		coords := make([][]float64, len(support))
+		for j := range support {
+			p[j] = math.Exp(logs[j] - lse)
+			coords[j] = make([]float64, k)
+			for c, b := range basis {
+				coords[j][c] = floats.Dot(b, tangent[j])
+			}
+			floats.AddScaled(mean, p[j], coords[j])
+		}
+		for r := 0; r < k; r++ {
+			for c := r; c < k; c++ {
+				var s float64
+				for j := range support {
+					s += p[j] * coords[j][r] * coords[j][c]
+				}
+				h.SetSym(r, c, s-mean[r]*mean[c])
+			}
+		}
+		var es mat.EigenSym
+		if !es.Factorize(h, false) {
+			return nil, 0, errors.New("the offset problem's curvature: eigendecomposition failed")
+		}
+		lambda = floats.Min(es.Values(nil))
+	}
+	g := gamma*dn/a + gradE
+	rho := 0.0
+	if len(basis) > 0 {
+		if !(lambda > 0) {
+			return nil, 0, fmt.Errorf("the offset problem is flat at δ_∞ (curvature %.3g)", lambda)
+		}
+		rho = 2 * g / lambda
+		if ball := math.Ln2 / (2 * pzmax); !(rho <= ball) {
+			return nil, 0, fmt.Errorf("at R = %.3g the path is certified within %.3g of its limit only inside a ball of radius %.3g (curvature %.3g, gradient %.3g): a larger R", radius, rho, ball, lambda, g)
+		}
+	}
+	return delta, rho + gradE*radius/gamma + (dn+rho)*(dn+rho)/radius, nil
+}

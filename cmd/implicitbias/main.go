@@ -65,6 +65,7 @@ func init() {
 		{"maxmargin", "solve the hard-margin SVM without intercept (linear or kernel) and print it as JSON", maxmarginUsage, runMaxMargin},
 		{"kkt", "train by GD and print the KKT residuals of the max-margin problem along training", kktUsage, runKKT},
 		{"check", "check a recorded training run (PyTorch, NumPy or train --export-npz) against the theorems", checkUsage, runCheck},
+		{"experiment", "LL's Table 1 and Fig. 1 on Fashion-MNIST: a CNN without bias, SGD, normalized margins", experimentUsage, runExperiment},
 		{"grwclass", "final angles to the SVM direction per GRW scheme, logistic vs polynomial tail (a Markdown table)", grwclassUsage, runGRWClass},
 	}
 }
