@@ -17,6 +17,19 @@ type Mapping struct {
 	// Note says what was assumed, when something was (the activation of a
 	// run saved without its modules).
 	Note string
+	// layout permutes a PyTorch CNN's θ and X into the engine's layout
+	// (nil: the run is in it already); Apply uses it.
+	layout *convLayout
+}
+
+// Apply returns the run in the engine's layout: t itself for an MLP, whose
+// layout is PyTorch's, and for a Conv2d network a copy with every record of
+// θ and every sample of X permuted (doc.go, "Conv2d"). Check the copy.
+func (m Mapping) Apply(t *Trajectory) *Trajectory {
+	if m.layout == nil {
+		return t
+	}
+	return m.layout.permuted(t)
 }
 
 // layer is one Linear of the network, as found in the parameter tensors.
@@ -159,6 +172,11 @@ const supportedModules = "Linear, ReLU, LeakyReLU, ReLUPow(k=K), Square, Tanh, I
 // says. A normalization layer, a convolution, dropout or any other module is
 // refused by name.
 func MapModel(t *Trajectory) (Mapping, error) {
+	if hasConv2d(t) {
+		m, l, err := mapConv2d(t)
+		m.layout = l
+		return m, err
+	}
 	ls, err := layersOf(t.Params)
 	if err != nil {
 		return Mapping{}, err

@@ -11,7 +11,10 @@ import (
 // TestMappingMatchesPyTorch reads the networks examples/pytorch/
 // mapping_cases.py wrote once with PyTorch (float64, random θ) and asserts
 // that the spec MapModel reads from the modules and the state_dict gives the
-// outputs PyTorch recorded to MappingTolerance (1e-12 relative).
+// outputs PyTorch recorded to MappingTolerance (1e-12 relative). The CNNs
+// (map_conv_*) go through Mapping.Apply, which permutes θ and X from NCHW to
+// channels last; their X is saved (n, C, H, W) (max, stride) or flattened
+// with input_shape (avg).
 func TestMappingMatchesPyTorch(t *testing.T) {
 	cases := []struct{ file, spec string }{
 		{"map_linear.npz", "linear"},
@@ -23,6 +26,9 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 		{"map_multiclass.npz", "mlp:relu:2x6/3"},
 		{"map_bias.npz", "mlp:relu:2x6+bias@1+bias@2"},
 		{"map_tanh.npz", "mlp:tanh:2x6"},
+		{"map_conv_max.npz", "cnn2d:8x8x1:relu:3c3-valid-max2"},
+		{"map_conv_avg.npz", "cnn2d:6x6x2:lrelu0.2:3c3-avg2,4c2-valid:5:2+bias@1"},
+		{"map_conv_stride.npz", "cnn2d:8x8x1:relu:2c2s2-valid,3c3-max2"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -41,7 +47,7 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rel, err := CompareOutputs(tr, model)
+			rel, err := CompareOutputs(m.Apply(tr), model)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,7 +41,11 @@ type Trajectory struct {
 	// X (N×D, row-major) and Y are the training data, when the file has them.
 	X    []float64
 	N, D int
-	Y    []float64
+	// InputShape is (C, H, W) of image inputs, PyTorch's order, when the
+	// file has X of shape (n, C, H, W) or an input_shape array; X is then
+	// flattened in PyTorch's order until the Conv2d mapping permutes it.
+	InputShape []int
+	Y          []float64
 	// Weights are the GRW weights of every record (T×N), when recorded; a
 	// file with one weight vector (n,) gives the same row at every record.
 	Weights [][]float64
