@@ -32,20 +32,9 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			tr, err := ReadFile(filepath.Join("testdata", "pytorch", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := MapModel(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, m, model := mappedFile(t, c.file)
 			if m.Spec != c.spec || m.Note != "" {
 				t.Fatalf("spec %q (note %q), want %q", m.Spec, m.Note, c.spec)
-			}
-			model, err := models.Parse(m.Spec, m.In)
-			if err != nil {
-				t.Fatal(err)
 			}
 			rel, err := CompareOutputs(m.Apply(tr), model)
 			if err != nil {
@@ -59,6 +48,25 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 			t.Logf("%s → %s: outputs agree to %.2g", c.file, m.Spec, rel)
 		})
 	}
+}
+
+// mappedFile reads a golden file of testdata/pytorch, maps it and builds
+// the engine's model of the mapping.
+func mappedFile(t *testing.T, file string) (*Trajectory, Mapping, models.Model) {
+	t.Helper()
+	tr, err := ReadFile(filepath.Join("testdata", "pytorch", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MapModel(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := models.Parse(m.Spec, m.In)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, m, model
 }
 
 // TestMappingCatchesLayoutErrors is the mapping check's negative control:
