@@ -106,3 +106,52 @@ func TestMapConv2dRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestReadNPZInputShape: the input shape comes from X (n, C, H, W) or from
+// input_shape (3,) beside X (n, C·H·W); a malformed or inconsistent one is a
+// one-line error naming the array.
+func TestReadNPZInputShape(t *testing.T) {
+	with := func(x npyArray, extra ...npyArray) []npyArray {
+		as := validArrays()
+		for i := range as {
+			if as[i].name == "X" {
+				as[i] = x
+			}
+		}
+		return append(as, extra...)
+	}
+	flat := npyArray{name: "X", descr: "<f8", shape: []int{2, 2}, data: f64(1, 0.5, -1, 0.25)}
+	images := npyArray{name: "X", descr: "<f8", shape: []int{2, 1, 1, 2}, data: f64(1, 0.5, -1, 0.25)}
+	shape := func(descr string, v ...int64) npyArray {
+		return npyArray{name: "input_shape", descr: descr, shape: []int{len(v)}, data: i64(v...)}
+	}
+	for _, as := range [][]npyArray{with(images), with(flat, shape("<i8", 2, 1, 1))} {
+		tr, err := readBytes(buildNPZ(t, as))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.D != 2 || len(tr.InputShape) != 3 || tr.InputShape[0]*tr.InputShape[1]*tr.InputShape[2] != 2 {
+			t.Fatalf("D %d, input shape %v", tr.D, tr.InputShape)
+		}
+	}
+	cases := []struct {
+		name   string
+		arrays []npyArray
+		want   string
+	}{
+		{"wrong size", with(flat, shape("<i8", 1, 3, 1)), "input_shape [1 3 1] has 3 values, X has 2 features"},
+		{"two entries", with(flat, shape("<i8", 1, 2)), "input_shape has dtype"},
+		{"zero", with(flat, shape("<i8", 0, 1, 2)), "input_shape: entry 0 is 0"},
+		{"floats", with(flat, npyArray{name: "input_shape", descr: "<f8", shape: []int{3}, data: f64(1, 1, 2)}), "want (3,) integers"},
+		{"both", with(images, shape("<i8", 1, 1, 2)), "input_shape has dtype"},
+		{"3-D X", with(npyArray{name: "X", descr: "<f8", shape: []int{2, 1, 2}, data: f64(1, 0.5, -1, 0.25)}), "X has dtype <f8 and shape (2, 1, 2)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := readBytes(buildNPZ(t, c.arrays))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
