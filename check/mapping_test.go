@@ -13,8 +13,9 @@ import (
 // that the spec MapModel reads from the modules and the state_dict gives the
 // outputs PyTorch recorded to MappingTolerance (1e-12 relative). The CNNs
 // (map_conv_*) go through Mapping.Apply, which permutes θ and X from NCHW to
-// channels last; their X is saved (n, C, H, W) (max, stride) or flattened
-// with input_shape (avg).
+// channels last; their X is saved (n, C, H, W) (max, stride, even) or
+// flattened with input_shape (avg); even has a 2×2 kernel with padding
+// "same", whose odd pixel of padding PyTorch and the engine put after.
 func TestMappingMatchesPyTorch(t *testing.T) {
 	cases := []struct{ file, spec string }{
 		{"map_linear.npz", "linear"},
@@ -29,6 +30,7 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 		{"map_conv_max.npz", "cnn2d:8x8x1:relu:3c3-valid-max2"},
 		{"map_conv_avg.npz", "cnn2d:6x6x2:lrelu0.2:3c3-avg2,4c2-valid:5:2+bias@1"},
 		{"map_conv_stride.npz", "cnn2d:8x8x1:relu:2c2s2-valid,3c3-max2"},
+		{"map_conv_even.npz", "cnn2d:6x6x1:relu:2c2-avg2"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -52,6 +52,9 @@ def conv_cases():
                       L(16, 5, bias=False), torch.nn.LeakyReLU(0.2), L(5, 2, bias=False)], (2, 6, 6), False),
         "conv_stride": ([C(1, 2, 2, stride=2, bias=False), torch.nn.ReLU(), C(2, 3, 3, padding=1, bias=False),
                          torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(), L(12, 1, bias=False)], (1, 8, 8), True),
+        # an even kernel with padding="same": the odd pixel of padding goes after
+        "conv_even": ([C(1, 2, 2, padding="same", bias=False), torch.nn.ReLU(), torch.nn.AvgPool2d(2), torch.nn.Flatten(),
+                       L(18, 1, bias=False)], (1, 6, 6), True),
     }
 
 
