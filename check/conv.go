@@ -158,6 +158,10 @@ func parsePool2d(m module) (int, error) {
 	return p, nil
 }
 
+// maxImage bounds C·H·W: the permutation of X is one int per feature, and a
+// bogus input_shape of a file without X must not allocate terabytes.
+const maxImage = 1 << 26
+
 // hasConv2d reports whether the run is a 2-D CNN: a 4-D weight or a Conv2d
 // module.
 func hasConv2d(t *Trajectory) bool {
@@ -231,6 +235,9 @@ func mapConv2d(t *Trajectory) (Mapping, *convLayout, error) {
 	}
 	if len(t.InputShape) != 3 {
 		return Mapping{}, nil, fmt.Errorf("a Conv2d network needs the input shape (C, H, W): save X as (n, C, H, W) or an array input_shape")
+	}
+	if d := t.InputShape[0] * t.InputShape[1] * t.InputShape[2]; (t.X != nil && d != t.D) || d > maxImage {
+		return Mapping{}, nil, fmt.Errorf("input shape %v: %d values per image, X has %d features (at most %d)", t.InputShape, d, t.D, maxImage)
 	}
 	s := &cnnWalk{t: t, c: t.InputShape[0], h: t.InputShape[1], w: t.InputShape[2]}
 	s.theta = make([]int, t.NumParams())

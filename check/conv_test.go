@@ -93,6 +93,7 @@ func TestMapConv2dRefuses(t *testing.T) {
 		{"flatten size", net(conv, "Identity()"), []int{1, 6, 6}, "takes 18 features, Flatten gives 2×4×4 = 32"},
 		{"channels", net(conv, "Identity()"), []int{3, 5, 5}, "takes 1 channels, the layer before gives 3"},
 		{"no input shape", net(conv, "Identity()"), nil, "input_shape"},
+		{"huge input shape", net(conv, "MaxPool2d(kernel_size=1048576, stride=1048576, padding=0, dilation=1, ceil_mode=False)"), []int{1, 1 << 20, 1 << 20}, "at most 67108864"},
 		{"no modules", nil, []int{1, 5, 5}, "modules array"},
 		{"no flatten", []string{conv, "ReLU()"}, []int{1, 5, 5}, "theta/4.weight belongs to no module"},
 		{"no linear", []string{conv, "ReLU()", "Flatten(start_dim=1, end_dim=-1)"}, []int{1, 5, 5}, "theta/4.weight belongs to no module"},

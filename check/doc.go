@@ -81,8 +81,8 @@
 // from input_shape (Trajectory.InputShape). Strides with padding, other
 // paddings, dilation, groups, rectangular kernels, non-zero padding modes,
 // overlapping, padded or ceil-mode pools are refused naming the module.
-// The tests check four PyTorch CNNs (one with an even kernel and "same") to 3.3e-16 and that each permutation
-// left out is caught (conv_test.go).
+// The tests check four PyTorch CNNs (one with an even kernel and "same")
+// to 3.3e-16, and that each permutation left out is caught (conv_test.go).
 //
 // # Reading the run as the theory's dynamics
 //
