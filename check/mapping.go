@@ -169,8 +169,10 @@ const supportedModules = "Linear, ReLU, LeakyReLU, ReLUPow(k=K), Square, Tanh, I
 // agree with the state_dict), one activation kind between the Linears, and a
 // Linear last. Without modules the architecture is read from the shapes
 // alone and the activation between Linears is taken to be ReLU, which Note
-// says. A normalization layer, a convolution, dropout or any other module is
-// refused by name.
+// says. A normalization layer, a Conv1d, dropout or any other module is
+// refused by name. A run with a Conv2d (a 4-D weight or a Conv2d module)
+// maps to a cnn2d spec (conv.go, doc.go "Conv2d"); its θ and X are in
+// PyTorch's layout until Mapping.Apply permutes them.
 func MapModel(t *Trajectory) (Mapping, error) {
 	if hasConv2d(t) {
 		m, l, err := mapConv2d(t)
