@@ -1,6 +1,8 @@
 package check
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -154,5 +156,25 @@ func TestReadNPZInputShape(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestWriteNPZInputShape: a Conv2d run read from X (n, C, H, W) survives
+// WriteNPZ (which writes X flattened and input_shape) and maps the same.
+func TestWriteNPZInputShape(t *testing.T) {
+	tr, m, _ := mappedFile(t, "map_conv_max.npz")
+	var buf bytes.Buffer
+	if err := WriteNPZ(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	back, err := readBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.InputShape, tr.InputShape) || !reflect.DeepEqual(back.X, tr.X) {
+		t.Fatalf("input shape %v, want %v (X equal: %v)", back.InputShape, tr.InputShape, reflect.DeepEqual(back.X, tr.X))
+	}
+	if mb, err := MapModel(back); err != nil || mb.Spec != m.Spec {
+		t.Fatalf("read back: spec %q, %v; want %q", mb.Spec, err, m.Spec)
 	}
 }
