@@ -255,11 +255,11 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 			var r float64
 			switch {
 			case fixed:
-				r = coef.weighted(a.Theta, b.Theta, scaleBy(eta*dt, qs[k]), slopes[k], slopes[k+1], round)
+				r = coef.weighted(a.Theta, b.Theta, scaleBy(eta*dt, qs[k]), tail.slope, round)
 			case integrated:
-				r = coef.weighted(a.Theta, b.Theta, sums[k], slopes[k], slopes[k+1], round)
+				r = coef.weighted(a.Theta, b.Theta, sums[k], tail.slope, round)
 			default:
-				r = coef.cone(a.Theta, b.Theta, eta*dt, total, slopes[k], slopes[k+1], round)
+				r = coef.cone(a.Theta, b.Theta, eta*dt, total, tail.slope, round)
 			}
 			if r > worstCoef || math.IsNaN(r) {
 				worstCoef, coefAt = r, b.LogT
