@@ -17,6 +17,8 @@
 //	theta/<key>   (T, *shape) f8    each state_dict tensor, in state_dict order
 //	X, y          (n, d), (n,)      the data (optional: --data instead)
 //	weights       (n,) or (T, n)    GRW weights (optional)
+//	weight_sum    (T, n) float64    Σ_t lr_t·q^{(t)} from the previous record
+//	                                (row 0 unused; optional, with weights)
 //	modules       (k,) str          str(m) of each module (optional)
 //	outputs       (n,) or (n, K)    net(X) at the last record (optional)
 //	local_error   (T,) float64      an integrator's local error (flows)
