@@ -19,6 +19,8 @@
 //	                                images (n, C, H, W) for a Conv2d net
 //	input_shape   (3,) int          (C, H, W) when X is (n, C·H·W) images
 //	weights       (n,) or (T, n)    GRW weights (optional)
+//	weight_sum    (T, n) float64    Σ_t lr_t·q^{(t)} from the previous record
+//	                                (row 0 unused; optional, with weights)
 //	modules       (k,) str          str(m) of each module (optional)
 //	outputs       (n,) or (n, K)    net(X) at the last record (optional)
 //	local_error   (T,) float64      an integrator's local error (flows)

@@ -478,6 +478,14 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 			return nil, fmt.Errorf("weights has shape %s, want (n,) or (%d, n)", w.shapeString(), T)
 		}
 	}
+	if w, ok := arrays["weight_sum"]; ok {
+		if !w.exact || len(w.shape) != 2 || w.shape[0] != T {
+			return nil, fmt.Errorf("weight_sum has dtype %s and shape %s, want float64 (%d, n)", w.dtype, w.shapeString(), T)
+		}
+		for i := range T {
+			t.WeightSum = append(t.WeightSum, w.f[i*w.shape[1]:(i+1)*w.shape[1]])
+		}
+	}
 	if o, ok := arrays["outputs"]; ok {
 		if !o.exact || (len(o.shape) != 1 && len(o.shape) != 2) || (t.X != nil && o.shape[0] != t.N) {
 			return nil, fmt.Errorf("outputs has dtype %s and shape %s, want float64 (n,) or (n, K): net(X) at the last record", o.dtype, o.shapeString())
@@ -489,10 +497,10 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		key, ok := strings.CutPrefix(name, "theta/")
 		if !ok {
 			switch name {
-			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "outputs":
+			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, modules, outputs, local_error)", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error)", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")

@@ -110,6 +110,11 @@ func WriteNPZ(w io.Writer, t *Trajectory) error {
 			return err
 		}
 	}
+	if t.WeightSum != nil {
+		if err := put("weight_sum", "<f8", []int{T, len(t.WeightSum[0])}, floats(t.WeightSum...)); err != nil {
+			return err
+		}
+	}
 	if t.Outputs != nil {
 		if err := put("outputs", "<f8", []int{t.N, len(t.Outputs) / max(t.N, 1)}, floats(t.Outputs)); err != nil {
 			return err

@@ -49,6 +49,12 @@ type Trajectory struct {
 	// Weights are the GRW weights of every record (T×N), when recorded; a
 	// file with one weight vector (n,) gives the same row at every record.
 	Weights [][]float64
+	// WeightSum is the GRW weights' integral from each record's predecessor
+	// to it (T×N), Σ_t lr_t·q^{(t)} over the steps between them in lr's
+	// units (train.Record.WeightSum), when recorded; row 0 is not used.
+	// With it ZD-T7 bounds the steps' coefficients of weights that move
+	// between records (theorems/stepcoef.go); without it, only GD's cone.
+	WeightSum [][]float64
 	// Modules are the str() of the nn.Sequential's modules in order, when
 	// recorded; they name the activations, which the state_dict does not
 	// carry.
@@ -177,6 +183,24 @@ func (t *Trajectory) Validate() error {
 			for j, v := range w {
 				if !(v >= 0) || math.IsInf(v, 0) {
 					return fmt.Errorf("weights: record %d sample %d is %v, want a finite number ≥ 0", i, j, v)
+				}
+			}
+		}
+	}
+	if t.WeightSum != nil {
+		if t.Weights == nil {
+			return fmt.Errorf("weight_sum: without weights")
+		}
+		if len(t.WeightSum) != T {
+			return fmt.Errorf("weight_sum: %d rows for %d records", len(t.WeightSum), T)
+		}
+		for i, w := range t.WeightSum {
+			if len(w) != len(t.Weights[i]) {
+				return fmt.Errorf("weight_sum: record %d has %d sums for %d weights", i, len(w), len(t.Weights[i]))
+			}
+			for j, v := range w {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("weight_sum: record %d sample %d is %v, want a finite number ≥ 0", i, j, v)
 				}
 			}
 		}
