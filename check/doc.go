@@ -15,8 +15,12 @@
 //	reduction     () str            "mean" (default: the loss PyTorch's losses
 //	                                average) or "sum"
 //	theta/<key>   (T, *shape) f8    each state_dict tensor, in state_dict order
-//	X, y          (n, d), (n,)      the data (optional: --data instead)
+//	X, y          (n, d), (n,)      the data (optional: --data instead);
+//	                                images (n, C, H, W) for a Conv2d net
+//	input_shape   (3,) int          (C, H, W) when X is (n, C·H·W) images
 //	weights       (n,) or (T, n)    GRW weights (optional)
+//	weight_sum    (T, n) float64    Σ_t lr_t·q^{(t)} from the previous record
+//	                                (row 0 unused; optional, with weights)
 //	modules       (k,) str          str(m) of each module (optional)
 //	outputs       (n,) or (n, K)    net(X) at the last record (optional)
 //	local_error   (T,) float64      an integrator's local error (flows)
@@ -47,10 +51,10 @@
 //	Tanh()                                  tanh              (not homogeneous)
 //	Linears with no activation              id: deep linear   (degree 1)
 //	Identity(), Flatten()                   nothing
+//	Conv2d, MaxPool2d, AvgPool2d            a cnn2d stage (below, "Conv2d")
 //
-// and refuses, naming the module, normalization layers, convolutions (the
-// engine's 1-D CNN is channels-last with filters (out, k, in), PyTorch's
-// Conv1d channels-first with (out, in, k)), dropout and anything else.
+// and refuses, naming the module, normalization layers, Conv1d (its
+// permutation is not written), dropout and anything else.
 // The spec is mlp:ACT:W₁-W₂-…[/K][+bias@i…] (linear[/K] for one layer), so
 // L = Σ of the layers' degrees (LL (A2)). Without modules the activation
 // between Linears is taken to be ReLU, and Mapping.Note says so. When the
@@ -58,6 +62,29 @@
 // refuses a mapping that does not reproduce them to MappingTolerance (1e-12
 // relative): the mapping is checked on the user's own network, not only on
 // the nine networks of the tests.
+//
+// # Conv2d
+//
+// An nn.Sequential of stages Conv2d → activation → [MaxPool2d | AvgPool2d],
+// then Flatten, then Linear layers maps to the engine's 2-D CNN (conv.go,
+// models.CNN2DConfig, docs/cnn.md): cnn2d:HxWxC:ACT:CONV2,…[:W1-…[:K]], with
+// "valid" for padding 0 (any square stride) and "same" for padding="same"
+// or (k−1)/2 at stride 1 — PyTorch pads ⌊P/2⌋ before and the rest after, as
+// the engine (TensorFlow's rule) does — and +bias@i for a layer with a bias.
+// PyTorch is channels first, the engine channels last, so the layouts are
+// permuted explicitly (Mapping.Apply, every record and every sample):
+//
+//	image       x[k·H·W + r·W + c]          → x[(r·W + c)·C + k]
+//	conv W      [((o·Cin + c)·K + a)·K + b]  → [o·K·K·Cin + (a·K + b)·Cin + c]
+//	1st Linear  column k·H·W + r·W + c      → column (r·W + c)·C + k
+//
+// (Flatten of (C, H, W) is the last row; biases and later Linears are
+// unchanged). The input shape (C, H, W) comes from X saved (n, C, H, W) or
+// from input_shape (Trajectory.InputShape). Strides with padding, other
+// paddings, dilation, groups, rectangular kernels, non-zero padding modes,
+// overlapping, padded or ceil-mode pools are refused naming the module.
+// The tests check four PyTorch CNNs (one with an even kernel and "same")
+// to 3.3e-16, and that each permutation left out is caught (conv_test.go).
 //
 // # Reading the run as the theory's dynamics
 //

@@ -62,6 +62,7 @@ func FromTrain(tr *train.Trajectory, model models.Model, data *dataset.Dataset) 
 	if t.Weights != nil && len(t.Weights) != len(t.Steps) {
 		return nil, errors.New("check: some records kept the GRW weights and some did not")
 	}
+	t.WeightSum = weightSumsOf(tr)
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -167,4 +168,26 @@ func paramsOf(model models.Model) []Param {
 		ps = append(ps, Param{Name: fmt.Sprintf("%d.param", k), Shape: []int{bl.Len}})
 	}
 	return ps
+}
+
+// weightSumsOf returns the weights' integrals between records
+// (train.Record.WeightSum) as the file's weight_sum rows, row 0 zeros (the
+// first record has none: nothing precedes it), or nil unless every later
+// record has one (a run without weights, or one of train.RunWindows, whose
+// windows restart the sum: a zero row there would claim that no weight
+// moved the step, and ZD-T7 would then read a correct run as violated).
+func weightSumsOf(tr *train.Trajectory) [][]float64 {
+	recs := tr.Records
+	if len(recs) < 2 || len(recs[0].Weights) == 0 {
+		return nil
+	}
+	n := len(recs[0].Weights)
+	out := [][]float64{make([]float64, n)}
+	for _, r := range recs[1:] {
+		if len(r.WeightSum) != n {
+			return nil
+		}
+		out = append(out, r.WeightSum)
+	}
+	return out
 }

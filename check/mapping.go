@@ -17,6 +17,19 @@ type Mapping struct {
 	// Note says what was assumed, when something was (the activation of a
 	// run saved without its modules).
 	Note string
+	// layout permutes a PyTorch CNN's θ and X into the engine's layout
+	// (nil: the run is in it already); Apply uses it.
+	layout *convLayout
+}
+
+// Apply returns the run in the engine's layout: t itself for an MLP, whose
+// layout is PyTorch's, and for a Conv2d network a copy with every record of
+// θ and every sample of X permuted (doc.go, "Conv2d"). Check the copy.
+func (m Mapping) Apply(t *Trajectory) *Trajectory {
+	if m.layout == nil {
+		return t
+	}
+	return m.layout.permuted(t)
 }
 
 // layer is one Linear of the network, as found in the parameter tensors.
@@ -156,9 +169,16 @@ const supportedModules = "Linear, ReLU, LeakyReLU, ReLUPow(k=K), Square, Tanh, I
 // agree with the state_dict), one activation kind between the Linears, and a
 // Linear last. Without modules the architecture is read from the shapes
 // alone and the activation between Linears is taken to be ReLU, which Note
-// says. A normalization layer, a convolution, dropout or any other module is
-// refused by name.
+// says. A normalization layer, a Conv1d, dropout or any other module is
+// refused by name. A run with a Conv2d (a 4-D weight or a Conv2d module)
+// maps to a cnn2d spec (conv.go, doc.go "Conv2d"); its θ and X are in
+// PyTorch's layout until Mapping.Apply permutes them.
 func MapModel(t *Trajectory) (Mapping, error) {
+	if hasConv2d(t) {
+		m, l, err := mapConv2d(t)
+		m.layout = l
+		return m, err
+	}
 	ls, err := layersOf(t.Params)
 	if err != nil {
 		return Mapping{}, err

@@ -11,7 +11,11 @@ import (
 // TestMappingMatchesPyTorch reads the networks examples/pytorch/
 // mapping_cases.py wrote once with PyTorch (float64, random θ) and asserts
 // that the spec MapModel reads from the modules and the state_dict gives the
-// outputs PyTorch recorded to MappingTolerance (1e-12 relative).
+// outputs PyTorch recorded to MappingTolerance (1e-12 relative). The CNNs
+// (map_conv_*) go through Mapping.Apply, which permutes θ and X from NCHW to
+// channels last; their X is saved (n, C, H, W) (max, stride, even) or
+// flattened with input_shape (avg); even has a 2×2 kernel with padding
+// "same", whose odd pixel of padding PyTorch and the engine put after.
 func TestMappingMatchesPyTorch(t *testing.T) {
 	cases := []struct{ file, spec string }{
 		{"map_linear.npz", "linear"},
@@ -23,25 +27,18 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 		{"map_multiclass.npz", "mlp:relu:2x6/3"},
 		{"map_bias.npz", "mlp:relu:2x6+bias@1+bias@2"},
 		{"map_tanh.npz", "mlp:tanh:2x6"},
+		{"map_conv_max.npz", "cnn2d:8x8x1:relu:3c3-valid-max2"},
+		{"map_conv_avg.npz", "cnn2d:6x6x2:lrelu0.2:3c3-avg2,4c2-valid:5:2+bias@1"},
+		{"map_conv_stride.npz", "cnn2d:8x8x1:relu:2c2s2-valid,3c3-max2"},
+		{"map_conv_even.npz", "cnn2d:6x6x1:relu:2c2-avg2"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			tr, err := ReadFile(filepath.Join("testdata", "pytorch", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := MapModel(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, m, model := mappedFile(t, c.file)
 			if m.Spec != c.spec || m.Note != "" {
 				t.Fatalf("spec %q (note %q), want %q", m.Spec, m.Note, c.spec)
 			}
-			model, err := models.Parse(m.Spec, m.In)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := CompareOutputs(tr, model)
+			rel, err := CompareOutputs(m.Apply(tr), model)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,6 +50,25 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 			t.Logf("%s → %s: outputs agree to %.2g", c.file, m.Spec, rel)
 		})
 	}
+}
+
+// mappedFile reads a golden file of testdata/pytorch, maps it and builds
+// the engine's model of the mapping.
+func mappedFile(t *testing.T, file string) (*Trajectory, Mapping, models.Model) {
+	t.Helper()
+	tr, err := ReadFile(filepath.Join("testdata", "pytorch", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MapModel(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := models.Parse(m.Spec, m.In)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, m, model
 }
 
 // TestMappingCatchesLayoutErrors is the mapping check's negative control:

@@ -425,10 +425,32 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		t.Modules = a.s
 	}
 	if x, ok := arrays["X"]; ok {
-		if x.f == nil || len(x.shape) != 2 {
-			return nil, fmt.Errorf("X has dtype %s and shape %s, want (n, d) numbers", x.dtype, x.shapeString())
+		switch {
+		case x.f != nil && len(x.shape) == 2:
+			t.N, t.D, t.X = x.shape[0], x.shape[1], x.f
+		case x.f != nil && len(x.shape) == 4:
+			// images as PyTorch holds them, (n, C, H, W): flattened in
+			// that order, the shape kept for the Conv2d mapping
+			t.N, t.D, t.X = x.shape[0], x.shape[1]*x.shape[2]*x.shape[3], x.f
+			t.InputShape = append([]int(nil), x.shape[1:]...)
+		default:
+			return nil, fmt.Errorf("X has dtype %s and shape %s, want (n, d) or images (n, C, H, W) numbers", x.dtype, x.shapeString())
 		}
-		t.N, t.D, t.X = x.shape[0], x.shape[1], x.f
+	}
+	if s, ok := arrays["input_shape"]; ok {
+		if !s.integer || len(s.shape) != 1 || s.shape[0] != 3 || t.InputShape != nil {
+			return nil, fmt.Errorf("input_shape has dtype %s and shape %s, want (3,) integers (C, H, W) beside an X of shape (n, C·H·W)", s.dtype, s.shapeString())
+		}
+		t.InputShape = make([]int, 3)
+		for i, v := range s.f {
+			if !(v >= 1) || v > 1<<20 {
+				return nil, fmt.Errorf("input_shape: entry %d is %v, want an integer ≥ 1", i, v)
+			}
+			t.InputShape[i] = int(v)
+		}
+		if t.X != nil && t.InputShape[0]*t.InputShape[1]*t.InputShape[2] != t.D {
+			return nil, fmt.Errorf("input_shape %v has %d values, X has %d features", t.InputShape, t.InputShape[0]*t.InputShape[1]*t.InputShape[2], t.D)
+		}
 	}
 	if y, ok := arrays["y"]; ok {
 		if y.f == nil || len(y.shape) != 1 {
@@ -456,6 +478,14 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 			return nil, fmt.Errorf("weights has shape %s, want (n,) or (%d, n)", w.shapeString(), T)
 		}
 	}
+	if w, ok := arrays["weight_sum"]; ok {
+		if !w.exact || len(w.shape) != 2 || w.shape[0] != T {
+			return nil, fmt.Errorf("weight_sum has dtype %s and shape %s, want float64 (%d, n)", w.dtype, w.shapeString(), T)
+		}
+		for i := range T {
+			t.WeightSum = append(t.WeightSum, w.f[i*w.shape[1]:(i+1)*w.shape[1]])
+		}
+	}
 	if o, ok := arrays["outputs"]; ok {
 		if !o.exact || (len(o.shape) != 1 && len(o.shape) != 2) || (t.X != nil && o.shape[0] != t.N) {
 			return nil, fmt.Errorf("outputs has dtype %s and shape %s, want float64 (n,) or (n, K): net(X) at the last record", o.dtype, o.shapeString())
@@ -467,10 +497,10 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		key, ok := strings.CutPrefix(name, "theta/")
 		if !ok {
 			switch name {
-			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "y", "weights", "outputs":
+			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, y, weights, modules, outputs, local_error)", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error)", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")

@@ -142,8 +142,12 @@ func TestReadNPZFortranOrder(t *testing.T) {
 // TestReadNPZMalformed: every malformed file is one error that names the
 // array at fault, never a panic.
 func TestReadNPZMalformed(t *testing.T) {
-	with := func(edit func([]npyArray) []npyArray) []byte {
-		return buildNPZ(t, edit(validArrays()))
+	with := func(edits ...func([]npyArray) []npyArray) []byte {
+		as := validArrays()
+		for _, edit := range edits {
+			as = edit(as)
+		}
+		return buildNPZ(t, as)
 	}
 	set := func(i int, a npyArray) func([]npyArray) []npyArray {
 		return func(as []npyArray) []npyArray { as[i] = a; return as }
@@ -196,6 +200,10 @@ func TestReadNPZMalformed(t *testing.T) {
 		{"X without y", with(drop("y")), "X and y go together"},
 		{"weights shape", with(add(npyArray{name: "weights", descr: "<f8", shape: []int{2, 2}, data: f64(1, 1, 1, 1)})), "weights has shape (2, 2)"},
 		{"negative weight", with(add(npyArray{name: "weights", descr: "<f8", shape: []int{2}, data: f64(1, -1)})), "weights: record 0 sample 1 is -1"},
+		{"weight_sum without weights", with(add(npyArray{name: "weight_sum", descr: "<f8", shape: []int{3, 2}, data: f64(0, 0, 1, 1, 1, 1)})), "weight_sum: without weights"},
+		{"weight_sum shape", with(add(npyArray{name: "weights", descr: "<f8", shape: []int{2}, data: f64(1, 1)}), add(npyArray{name: "weight_sum", descr: "<f8", shape: []int{2, 2}, data: f64(0, 0, 1, 1)})), "weight_sum has dtype <f8 and shape (2, 2), want float64 (3, n)"},
+		{"weight_sum samples", with(add(npyArray{name: "weights", descr: "<f8", shape: []int{2}, data: f64(1, 1)}), add(npyArray{name: "weight_sum", descr: "<f8", shape: []int{3, 1}, data: f64(0, 1, 1)})), "weight_sum: record 0 has 1 sums for 2 weights"},
+		{"negative weight_sum", with(add(npyArray{name: "weights", descr: "<f8", shape: []int{2}, data: f64(1, 1)}), add(npyArray{name: "weight_sum", descr: "<f8", shape: []int{3, 2}, data: f64(0, 0, 1, -1, 1, 1)})), "weight_sum: record 1 sample 1 is -1"},
 		{"reduction", with(add(npyArray{name: "reduction", descr: "<U4", shape: nil, data: u32str(4, "avg")})), `reduction "avg"`},
 		{"modules not strings", with(set(6, npyArray{name: "modules", descr: "<f8", shape: []int{1}, data: f64(1)})), "modules has dtype <f8"},
 		{"duplicate", with(add(npyArray{name: "lr", descr: "<f8", shape: []int{3}, data: f64(0.1, 0.1, 0.1)})), `array "lr" appears twice`},
@@ -235,6 +243,7 @@ func TestWriteNPZRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Weights = [][]float64{{0.25, 0.75}, {0.5, 0.5}, {0.125, 0.875}}
+	tr.WeightSum = [][]float64{{0, 0}, {0.0625, 0.1875}, {0.5, 0.25}}
 	tr.Outputs = []float64{0.5, -1.25}
 	tr.Reduction = "sum"
 	var buf bytes.Buffer

@@ -96,8 +96,22 @@ func WriteNPZ(w io.Writer, t *Trajectory) error {
 			return err
 		}
 	}
+	if t.InputShape != nil {
+		shape := make([]byte, 0, 8*len(t.InputShape))
+		for _, v := range t.InputShape {
+			shape = binary.LittleEndian.AppendUint64(shape, uint64(int64(v)))
+		}
+		if err := put("input_shape", "<i8", []int{len(t.InputShape)}, shape); err != nil {
+			return err
+		}
+	}
 	if t.Weights != nil {
 		if err := put("weights", "<f8", []int{T, len(t.Weights[0])}, floats(t.Weights...)); err != nil {
+			return err
+		}
+	}
+	if t.WeightSum != nil {
+		if err := put("weight_sum", "<f8", []int{T, len(t.WeightSum[0])}, floats(t.WeightSum...)); err != nil {
 			return err
 		}
 	}

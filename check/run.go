@@ -222,6 +222,18 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 		if t.Weights != nil {
 			rec.Weights = append([]float64(nil), t.Weights[i]...)
 		}
+		if t.WeightSum != nil && i > 0 {
+			// In the time T the records' log T measure (lr·scale for
+			// steps, the flow's own time), as train records it.
+			s := scale
+			if t.Flow() {
+				s = 1
+			}
+			rec.WeightSum = make([]float64, len(t.WeightSum[i]))
+			for j, v := range t.WeightSum[i] {
+				rec.WeightSum[j] = s * v
+			}
+		}
 		if t.LocalError != nil {
 			rec.LocalError = t.LocalError[i]
 		}

@@ -41,10 +41,20 @@ type Trajectory struct {
 	// X (N×D, row-major) and Y are the training data, when the file has them.
 	X    []float64
 	N, D int
-	Y    []float64
+	// InputShape is (C, H, W) of image inputs, PyTorch's order, when the
+	// file has X of shape (n, C, H, W) or an input_shape array; X is then
+	// flattened in PyTorch's order until the Conv2d mapping permutes it.
+	InputShape []int
+	Y          []float64
 	// Weights are the GRW weights of every record (T×N), when recorded; a
 	// file with one weight vector (n,) gives the same row at every record.
 	Weights [][]float64
+	// WeightSum is the GRW weights' integral from each record's predecessor
+	// to it (T×N), Σ_t lr_t·q^{(t)} over the steps between them in lr's
+	// units (train.Record.WeightSum), when recorded; row 0 is not used.
+	// With it ZD-T7 bounds the steps' coefficients of weights that move
+	// between records (theorems/stepcoef.go); without it, only GD's cone.
+	WeightSum [][]float64
 	// Modules are the str() of the nn.Sequential's modules in order, when
 	// recorded; they name the activations, which the state_dict does not
 	// carry.
@@ -173,6 +183,24 @@ func (t *Trajectory) Validate() error {
 			for j, v := range w {
 				if !(v >= 0) || math.IsInf(v, 0) {
 					return fmt.Errorf("weights: record %d sample %d is %v, want a finite number ≥ 0", i, j, v)
+				}
+			}
+		}
+	}
+	if t.WeightSum != nil {
+		if t.Weights == nil {
+			return fmt.Errorf("weight_sum: without weights")
+		}
+		if len(t.WeightSum) != T {
+			return fmt.Errorf("weight_sum: %d rows for %d records", len(t.WeightSum), T)
+		}
+		for i, w := range t.WeightSum {
+			if len(w) != len(t.Weights[i]) {
+				return fmt.Errorf("weight_sum: record %d has %d sums for %d weights", i, len(w), len(t.Weights[i]))
+			}
+			for j, v := range w {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					return fmt.Errorf("weight_sum: record %d sample %d is %v, want a finite number ≥ 0", i, j, v)
 				}
 			}
 		}

@@ -38,7 +38,9 @@ import (
 //     [m_n·min slope, m_n·max slope], m_n = ∫q_n dT over the segment:
 //     ΔT·q_n for fixed weights, the recorded integral (train.WeightSum)
 //     for weights that move; without it only C_n ≥ 0 and Σ_n q_n = Q
-//     (GD's cone, weight-free);
+//     (GD's cone, weight-free); the slopes' extremes over the margins GD
+//     can meet between the records, which can leave the records' own
+//     (stepcoef.go: slopeRange);
 //  6. the weights' effect (fixed weights): when the recorded weights would
 //     move the flow ermApartMin budgets away from ERM's, 1/(the run's
 //     distance from ERM's flow in budgets): > 1 when the engine stepped as
@@ -73,7 +75,10 @@ import (
 // budget); ratio 1 reaches 0.96 where the run hardly contracts; the cone's
 // Σq_n = Q reaches 0.98 on ZD-T7's short last segment, where it is an
 // identity up to the slopes' change; ratio 5 with the weights' integral
-// stays ≤ 0.45 on 100 runs of the moving-weight schemes (seed 1).
+// stayed ≤ 0.45 on 100 runs of the moving-weight schemes (seed 1) with
+// the records' slopes, which the margins' range only widens (and which
+// reported 1.74 on check/roundtrip_test.go's χ² run, whose margins dip
+// between records: TestGRWDirectionChi2MarginsDip).
 // Faults: a limit direction φ away from ŵ moves r by ≈ φ‖ŵ‖ per unit of
 // log T, which ratio 4 sees once it exceeds the first-order discretization
 // ~‖ŵ‖/(2t) per unit of log T at step t (φ ≳ 10⁻³ at T^{1/2} of the quick
@@ -255,11 +260,11 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 			var r float64
 			switch {
 			case fixed:
-				r = coef.weighted(a.Theta, b.Theta, scaleBy(eta*dt, qs[k]), slopes[k], slopes[k+1], round)
+				r = coef.weighted(a.Theta, b.Theta, scaleBy(eta*dt, qs[k]), tail.slope, round)
 			case integrated:
-				r = coef.weighted(a.Theta, b.Theta, sums[k], slopes[k], slopes[k+1], round)
+				r = coef.weighted(a.Theta, b.Theta, sums[k], tail.slope, round)
 			default:
-				r = coef.cone(a.Theta, b.Theta, eta*dt, total, slopes[k], slopes[k+1], round)
+				r = coef.cone(a.Theta, b.Theta, eta*dt, total, tail.slope, round)
 			}
 			if r > worstCoef || math.IsNaN(r) {
 				worstCoef, coefAt = r, b.LogT

@@ -117,19 +117,12 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	coef := newStepCoefficients(z, true)
 	require.NotNil(t, coef)
 	tail := tailOf("exp")
-	slopes := func(th []float64) []float64 {
-		out := make([]float64, 3)
-		for k := range out {
-			out[k] = tail.slope(floats.Dot(z.RawRowView(k), th))
-		}
-		return out
-	}
 	flow := newGDFlow(z, tail, eta)
 	flow.q = q
 	check := func(theta1 []float64) (weighted, cone, flowRatio float64) {
 		round := roundingBudget(500, theta0, theta1, 3)
-		weighted = coef.weighted(theta0, theta1, scaleBy(eta*500, q), slopes(theta0), slopes(theta1), round)
-		cone = coef.cone(theta0, theta1, eta*500, 1, slopes(theta0), slopes(theta1), round)
+		weighted = coef.weighted(theta0, theta1, scaleBy(eta*500, q), tail.slope, round)
+		cone = coef.cone(theta0, theta1, eta*500, 1, tail.slope, round)
 		tmp := make([]float64, 4)
 		disc := 500 * eta * eta / 2 * math.Max(flow.field(tmp, theta0), flow.field(tmp, theta1))
 		pred, ierr := flow.predict(theta0, s0, s1)

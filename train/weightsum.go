@@ -10,11 +10,11 @@ import "math"
 // WeightFault, as given, not as applied). The linear direction checks need
 // it for schemes whose weights move between records (Group DRO, χ²- and
 // CVaR-DRO, schedules): GD's step between two records is
-// Σ_n C_n z_n with C_n = Σ_t η_t q_n^{(t)}(−ℓ′(u_n(t))), and with the
-// slope −ℓ′ monotone between the records C_n lies in
+// Σ_n C_n z_n with C_n = Σ_t η_t q_n^{(t)}(−ℓ′(u_n(t))), so C_n lies in
 // [∫q_n dT · min slope, ∫q_n dT · max slope] whatever the weights did
-// in between, which the weights at the records alone cannot bound
-// (theorems/linearlimit.go). The zero value is ready; Add allocates once,
+// in between (the slopes' extremes over the margins the steps met, which
+// theorems/stepcoef.go bounds from the coefficients), which the weights
+// at the records alone cannot bound (theorems/linearlimit.go). The zero value is ready; Add allocates once,
 // on its first call.
 type WeightSum struct{ sum []float64 }
 

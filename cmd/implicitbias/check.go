@@ -70,6 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 		}
 		*spec, note = m.Spec, m.Note
+		t = m.Apply(t) // a Conv2d run's θ and X in the engine's channels-last layout
 	}
 	var data *dataset.Dataset
 	if *dataPath != "" {
