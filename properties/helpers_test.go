@@ -66,6 +66,11 @@ func entry(t *testing.T, id string) Entry {
 // by giving up). The fault controls are measured by TestFaultPower.
 func Assert(t *testing.T, id string) {
 	t.Helper()
+	// Entries run side by side, as verify runs them: every draw depends on
+	// the seed alone and the Runner's caches are safe for concurrent use,
+	// so the verdicts are those of a sequential run (go test -parallel,
+	// GOMAXPROCS by default, sets how many at once).
+	t.Parallel()
 	r := testRunner(t)
 	e := entry(t, id)
 	for i, p := range e.Claims {

@@ -13,6 +13,7 @@ import (
 // assumption-failed cases are misses). `go test ./properties -run
 // 'TestFaultPower/preconditioner'` runs one fault.
 func TestFaultPower(t *testing.T) {
+	t.Parallel() // the Runner's caches are safe for concurrent use, as in verify
 	byID := map[string]Entry{}
 	for _, e := range Entries() {
 		byID[e.ID] = e
@@ -21,6 +22,7 @@ func TestFaultPower(t *testing.T) {
 	seed := r.Seed
 	for _, pr := range faults.Pairs() {
 		t.Run(pr.Fault+"/"+pr.Claim, func(t *testing.T) {
+			t.Parallel()
 			e, ok := byID[pr.Claim]
 			if !ok {
 				t.Fatalf("fault %s declares %s, which has no entry", pr.Fault, pr.Claim)
