@@ -66,35 +66,24 @@ func AngleTable(c ClassCase, steps int) ([]AngleRow, error) {
 			var pts []anglePoint
 			for _, r := range tr.Records {
 				if r.Theta != nil && r.LogT > 0 {
-					pts = append(pts, anglePoint{r.LogT, angle(r.Theta, sol.W)})
+					pts = append(pts, anglePoint{r.LogT, numerics.Angle(r.Theta, sol.W)})
 				}
 			}
 			fin := tr.Final()
 			minW := floats.Min(fin.Weights) * float64(data.N)
 			if l == LossLogistic {
-				row.Logistic, row.logisticRun, row.MinWeightLogistic, row.LogT = angle(tr.Theta, sol.W), pts, minW, fin.LogT
+				row.Logistic, row.logisticRun, row.MinWeightLogistic, row.LogT = numerics.Angle(tr.Theta, sol.W), pts, minW, fin.LogT
 				continue
 			}
-			row.Poly, row.polyRun, row.MinWeight = angle(tr.Theta, sol.W), pts, minW
+			row.Poly, row.polyRun, row.MinWeight = numerics.Angle(tr.Theta, sol.W), pts, minW
 			row.PolyToLimit = math.NaN()
 			if pd, err := numerics.PolyTailDirection(z, fin.Weights, 1); err == nil {
-				row.PolyToLimit = angle(tr.Theta, pd.U)
+				row.PolyToLimit = numerics.Angle(tr.Theta, pd.U)
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-// angle returns ∠(u, v) as 2·asin(‖û − v̂‖/2).
-func angle(u, v []float64) float64 {
-	nu, nv := floats.Norm(u, 2), floats.Norm(v, 2)
-	var s float64
-	for i := range u {
-		d := u[i]/nu - v[i]/nv
-		s += d * d
-	}
-	return 2 * math.Asin(math.Min(1, math.Sqrt(s)/2))
 }
 
 // WriteAngleTable writes the rows as a Markdown table.
@@ -158,7 +147,7 @@ func polyFigures(r *Runner) []theorems.Figure {
 		s := theorems.Series{Name: classLossNames[l]}
 		for i := range radii {
 			s.X = append(s.X, math.Log10(radii[i]))
-			s.Y = append(s.Y, angle(p[0][i].ThetaR, p[1][i].ThetaR))
+			s.Y = append(s.Y, numerics.Angle(p[0][i].ThetaR, p[1][i].ThetaR))
 		}
 		f.Series = append(f.Series, s)
 	}
@@ -171,7 +160,7 @@ func polyFigures(r *Runner) []theorems.Figure {
 	u1, e1 := numerics.PolyTailDirection(z, q[0], 1)
 	u2, e2 := numerics.PolyTailDirection(z, q[1], 1)
 	if e1 == nil && e2 == nil {
-		f.Lines = append(f.Lines, theorems.Line{Name: "angle(u(q1), u(q2))", Y: angle(u1.U, u2.U)})
+		f.Lines = append(f.Lines, theorems.Line{Name: "angle(u(q1), u(q2))", Y: numerics.Angle(u1.U, u2.U)})
 	}
 	return []theorems.Figure{f}
 }
@@ -208,7 +197,7 @@ func KLOrderingPairs(seed int64, n int) ([]KLPair, error) {
 				return nil, err
 			}
 			p.KL[k] = numerics.KLDivergence(sol.Alpha, w)
-			p.Angle[k] = angle(tr.Theta, sol.W)
+			p.Angle[k] = numerics.Angle(tr.Theta, sol.W)
 		}
 		out = append(out, p)
 	}

@@ -158,7 +158,7 @@ func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdi
 			terms[i] = math.Log(wbar[i]) - data.Y[i]*floats.Dot(data.Row(i), r.Theta)
 		}
 		b := 2 + 2*(numerics.LogSumExp(terms)+kl)/(gamma*rho)
-		chord := 2 * math.Sin(angleBetween(r.Theta, star)/2)
+		chord := 2 * math.Sin(numerics.Angle(r.Theta, star)/2)
 		worst, bound = math.Max(worst, chord*chord-b), b
 	}
 	if math.IsInf(worst, -1) {
@@ -296,10 +296,10 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	v := Worst(pv, gv)
 	agree := ""
 	if at != nil && len(tr.Theta) == len(at.ThetaR) {
-		agree = fmt.Sprintf("; at ‖θ(T)‖ = %.4g: ∠(θ(T), θ_R) = %.3g rad", at.R, angleBetween(tr.Theta, at.ThetaR))
+		agree = fmt.Sprintf("; at ‖θ(T)‖ = %.4g: ∠(θ(T), θ_R) = %.3g rad", at.R, numerics.Angle(tr.Theta, at.ThetaR))
 	}
 	v.Detail = fmt.Sprintf("path: ‖θ_R − R·θ̂_MM − δ_∞‖ %.4g at R = %.3g (‖δ_∞‖ %.4g; R = %.3g: %.4g), bound %.3g + solver floor %.3g, ∠(θ_R, θ̂_MM) %.3g rad; GD: %s%s",
-		end, last.R, floats.Norm(off, 2), path[0].R, dist(path[0]), bound, floor, angleBetween(last.ThetaR, dirMM), gv.Detail, agree)
+		end, last.R, floats.Norm(off, 2), path[0].R, dist(path[0]), bound, floor, numerics.Angle(last.ThetaR, dirMM), gv.Detail, agree)
 	return v
 }
 
@@ -341,7 +341,7 @@ func PolyTailLimits(data *dataset.Dataset, alpha float64, q [2][]float64, paths 
 		}
 		u[k] = pd.U
 	}
-	delta := angleBetween(u[0], u[1])
+	delta := numerics.Angle(u[0], u[1])
 	// Below 1e-6 rad the two limits cannot be told apart from the paths'
 	// O(1/R) distance to them.
 	if !(delta > 1e-6) {
@@ -349,11 +349,11 @@ func PolyTailLimits(data *dataset.Dataset, alpha float64, q [2][]float64, paths 
 	}
 	var off [2]float64
 	for k := range paths {
-		off[k] = angleBetween(paths[k][len(paths[k])-1].ThetaR, u[k])
+		off[k] = numerics.Angle(paths[k][len(paths[k])-1].ThetaR, u[k])
 	}
 	last0, last1 := paths[0][len(paths[0])-1], paths[1][len(paths[1])-1]
-	between := angleBetween(last0.ThetaR, last1.ThetaR)
-	first := angleBetween(paths[0][0].ThetaR, paths[1][0].ThetaR)
+	between := numerics.Angle(last0.ThetaR, last1.ThetaR)
+	first := numerics.Angle(paths[0][0].ThetaR, paths[1][0].ThetaR)
 	return Compare(math.Max(off[0], off[1])/delta, PolyLimitShare, fmt.Sprintf(
 		"limits u(q1), u(q2) %.4g rad apart; paths at R = %.3g are %.3g, %.3g rad from them; ∠ between the two paths %.4g (R = %.3g) → %.4g (R = %.3g)",
 		delta, last0.R, off[0], off[1], first, paths[0][0].R, between, last0.R))

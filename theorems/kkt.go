@@ -185,7 +185,7 @@ func MeasureKKTWindow(obj *train.Objective, thetas [][]float64, L float64) (*KKT
 			k.SmoothedMargin = m.G(-ev.LogLoss) / rhoL
 			k.NormalizedMargin = ev.QMin / rhoL
 		} else {
-			k.Drift = math.Max(k.Drift, angleBetween(theta, thetas[0]))
+			k.Drift = math.Max(k.Drift, numerics.Angle(theta, thetas[0]))
 		}
 		// ∇𝓛(θ_s) = e^{log 𝓛_s}·Dir_s; summed relative to 𝓛(θ_1).
 		floats.AddScaled(descent, -math.Exp(ev.LogLoss-logL0), ev.Dir)
@@ -236,12 +236,9 @@ func MeasureKKTWindow(obj *train.Objective, thetas [][]float64, L float64) (*KKT
 		k.Delta += l * (k.Margins[n] - 1)
 	}
 	k.Gap = (k.Epsilon*k.Epsilon/2 + L*k.Delta) / (L * L)
-	k.SVMAngle = angleBetween(tt, sol.W)
+	k.SVMAngle = numerics.Angle(tt, sol.W)
 	return k, nil
 }
-
-// angleBetween is numerics.Angle.
-func angleBetween(u, v []float64) float64 { return numerics.Angle(u, v) }
 
 // measureVerdict turns a measuring error into a verdict: a case outside the
 // hypotheses is assumption-failed; a measurement that failed numerically

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -63,7 +64,7 @@ func secondHalfDrift(ws [][]train.Record) float64 {
 	last := ws[len(ws)-1][0].Theta
 	d := 0.0
 	for _, w := range ws[len(ws)/2:] {
-		d = math.Max(d, angleBetween(w[0].Theta, last))
+		d = math.Max(d, numerics.Angle(w[0].Theta, last))
 	}
 	return d
 }

@@ -455,7 +455,7 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 			}
 		}
 	}
-	parts = append(parts, fmt.Sprintf("∠(θ, ŵ) %.4g → %.4g rad", angleBetween(win[0].Theta, w), angleBetween(last.Theta, w)))
+	parts = append(parts, fmt.Sprintf("∠(θ, ŵ) %.4g → %.4g rad", numerics.Angle(win[0].Theta, w), numerics.Angle(last.Theta, w)))
 	if !tail.known {
 		parts = append(parts, fmt.Sprintf("loss %q unknown to the check: compared with the exponential tail e^{−u}", tr.Loss))
 	} else if !tail.expTail {

@@ -287,7 +287,7 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 			}
 		}
 	}
-	parts = append(parts, fmt.Sprintf("∠(Θ, Ŵ) %.4g → %.4g rad", angleBetween(win[0].Theta, w), angleBetween(last.Theta, w)))
+	parts = append(parts, fmt.Sprintf("∠(Θ, Ŵ) %.4g → %.4g rad", numerics.Angle(win[0].Theta, w), numerics.Angle(last.Theta, w)))
 	if tr.Loss != "" && tr.Loss != "ce" {
 		parts = append(parts, fmt.Sprintf("loss %q is not the cross-entropy: compared with the cross-entropy's flow and limit", tr.Loss))
 	}

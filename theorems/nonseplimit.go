@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -279,7 +280,7 @@ func perpLimit(run *nonSepRun, sep []int, zP *mat.Dense, w, thetaTilde []float64
 	for _, p := range decide {
 		v.Statistic = math.Max(v.Statistic, p.Statistic)
 	}
-	parts = append(parts, fmt.Sprintf("∠(Pθ, ŵ) %.4g → %.4g rad", angleBetween(first.Theta, w), angleBetween(last.Theta, w)), note)
+	parts = append(parts, fmt.Sprintf("∠(Pθ, ŵ) %.4g → %.4g rad", numerics.Angle(first.Theta, w), numerics.Angle(last.Theta, w)), note)
 	v.Detail = ""
 	for k, p := range parts {
 		if k > 0 {

@@ -109,7 +109,7 @@ func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 	if midRec == nil {
 		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2), 0
 	}
-	midAngle, a := angleBetween(proj(midRec), w), angleBetween(proj(last), w)
+	midAngle, a := numerics.Angle(proj(midRec), w), numerics.Angle(proj(last), w)
 	if note != "" {
 		note = "; " + note
 	}
