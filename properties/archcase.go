@@ -17,6 +17,7 @@ const (
 	FamDeepLinear
 	FamMLP
 	FamCNN
+	FamCNN2D
 	numFamilies
 )
 
@@ -33,10 +34,10 @@ type ArchCase struct {
 	Depth   int // layers, 1…5 (clamped to 3 for activations of degree ≥ 2)
 	Width   int // hidden width, 1…64
 	Act     int // index into the activation list
-	In      int // input dimension, 1…12 (CNN: positions, at least 4)
+	In      int // input dimension, 1…12 (CNN: positions, at least 4; CNN2D: unused, the image comes from Seed)
 	Outputs int // 1 (a score) or 2…4 (multi-class scores)
 	Samples int // inputs, 1…5
-	Conv    int // CNN: conv stages 1…2, channels and pooling derived from Seed
+	Conv    int // CNN, CNN2D: conv stages 1…2, their shapes and pooling derived from Seed
 	Seed    uint64
 	// Bias adds a bias term to every layer; NonHomogeneous swaps the
 	// activation for tanh/softplus. Both are negative controls.
@@ -67,8 +68,12 @@ func (c ArchCase) depth() int {
 }
 
 func (c ArchCase) in() int {
-	if c.Family == FamCNN {
+	switch c.Family % numFamilies {
+	case FamCNN:
 		return max(c.In, 4)
+	case FamCNN2D:
+		h, w, ch := c.image()
+		return h * w * ch
 	}
 	return max(c.In, 1)
 }
@@ -109,6 +114,8 @@ func (c ArchCase) Spec() string {
 		if c.depth() > 2 {
 			s += fmt.Sprintf(":%d", min(width, 8))
 		}
+	case FamCNN2D:
+		s = c.spec2D(width)
 	}
 	if c.Outputs > 1 {
 		s += fmt.Sprintf("/%d", min(c.Outputs, 4))
@@ -182,6 +189,9 @@ func (c ArchCase) Build() (Built, error) {
 	for try := uint64(0); try < 20; try++ {
 		r := rand.New(rand.NewPCG(c.Seed, try))
 		m.Init(r, b.Theta)
+		if c.Bias && c.Family%numFamilies == FamCNN2D {
+			biasesOffZero(r, b.Theta)
+		}
 		for i := range b.X {
 			b.X[i] = r.NormFloat64()
 		}

@@ -19,8 +19,10 @@ const (
 )
 
 // GenArch generates architectures: depth 1–5, widths 1–64, every
-// homogeneous activation, linear, deep linear, MLP and CNN families, scalar
-// or multi-class outputs. The variants are the negative controls.
+// homogeneous activation, linear, deep linear, MLP, 1-D CNN and 2-D CNN
+// families (archcase2d.go: 4×4…8×8 images of 1–3 channels, stride, padding,
+// max and average pooling, as in LL's MNIST network), scalar or
+// multi-class outputs. The variants are the negative controls.
 func GenArch(v Variant) Gen[ArchCase] {
 	fam, depth := gen.IntRange(0, numFamilies-1), gen.IntRange(1, 5)
 	if v != Homogeneous {
