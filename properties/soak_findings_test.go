@@ -244,6 +244,30 @@ func TestSoakCasesOutsideBackwardControl(t *testing.T) {
 	}
 }
 
+// TestSoakCasesOutsideLossFaultScope: the kind of case on which the
+// fprime-branch/ENG-grad pair missed at soak seed 1795648796969825 (a
+// 2-sample ReLU² CNN whose finite differences agreed with the faulty
+// engine to 7e-11): the fault doubles f′ on the q > 0 branch, and where no
+// sample's gradient there matters it changes nothing a check can see. The
+// seed no longer draws that case; this one, a 1-sample ReLU² CNN under the
+// exponential loss, is what the pair's generator drew and rejected at that
+// seed under the generators of commit 85dff96 (LossCase.faultActs): with
+// the fault planted the check still holds (1.3e-11), so it is no miss.
+func TestSoakCasesOutsideLossFaultScope(t *testing.T) {
+	c := LossCase{Arch: ArchCase{Family: 3, Depth: 1, Width: 33, Act: 3, In: 6, Outputs: 4, Samples: 1, Conv: 1, Seed: 0xf0cdba62a826fe5f}, Loss: 0}
+	if c.faultActs("fprime-branch") {
+		t.Errorf("%v: the fprime-branch control would draw it", c)
+	}
+	for _, p := range entry(t, "ENG-grad").Controls {
+		if p.Meta().Fault != "fprime-branch" {
+			continue
+		}
+		if v := p.Verdict(testRunner(t), c.withFault("fprime-branch")); v.Status != theorems.Holds {
+			t.Errorf("%v with the fault: %v, want holds (the fault moves nothing here)", c, v)
+		}
+	}
+}
+
 // TestSoakDeadTeacher: the dead 3-class CNN teacher on which
 // TestGenDataSeparable failed (soak seed 1795317677944795,
 // cnn:relu2:6c1-max2,1c2:8/3) is reported degenerate, which every check
