@@ -86,20 +86,16 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	return row, nil
 }
 
-// PowerTable measures every declared pair whose claim is selected in es
-// (all declared pairs for Entries()) under r.
+// PowerTable measures every pair the entries es declare (FaultPairs: by
+// fault in registry order, then in the order of es) under r.
 func PowerTable(ctx context.Context, r *Runner, es []Entry) ([]PowerRow, error) {
 	byID := map[string]Entry{}
 	for _, e := range es {
 		byID[e.ID] = e
 	}
 	var rows []PowerRow
-	for _, pr := range faults.Pairs() {
-		e, ok := byID[pr.Claim]
-		if !ok {
-			continue
-		}
-		row, err := MeasurePower(ctx, r, e, pr.Fault)
+	for _, pr := range FaultPairs(es) {
+		row, err := MeasurePower(ctx, r, byID[pr.Claim], pr.Fault)
 		if err != nil {
 			return rows, err
 		}

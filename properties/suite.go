@@ -21,6 +21,11 @@ type Entry struct {
 	// Controls break one hypothesis each; the check must report violated or
 	// assumption-failed on every case.
 	Controls []Prop
+	// Faults are the engine faults (package faults, by name) the entry's
+	// check must catch, each with why it must: Entries appends one fault
+	// control per fault to Controls, in this order (faultControls), and the
+	// power table measures them (PowerTable, `verify --faults`).
+	Faults []FaultControl
 	// Cases is the number of cases per property at the quick budget.
 	Cases int
 	// Figures, when set, draws the entry's own evidence (trajectories,
@@ -79,7 +84,7 @@ func (e Entry) cases(b Budget) int {
 }
 
 // Entries returns the runnable entries in catalog order, each with its
-// fault controls (faultControls) appended.
+// fault controls (faultControls, one per Entry.Faults) appended.
 func Entries() []Entry {
 	order := map[string]int{}
 	for i, c := range theorems.Catalog() {
