@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -44,9 +41,9 @@ func (c KernelSweepCase) describe(r *Runner) string {
 
 // GenKernelSweep generates ZD-L3 cases.
 func GenKernelSweep(bottleneck bool) Gen[KernelSweepCase] {
-	return Gen[KernelSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) KernelSweepCase {
-		return KernelSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Bottleneck: bottleneck}
-	}))
+	return genSweep(func(act int, data, init uint64) KernelSweepCase {
+		return KernelSweepCase{Act: act, Data: data, Init: init, Bottleneck: bottleneck}
+	})
 }
 
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
