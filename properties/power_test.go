@@ -2,6 +2,9 @@ package properties
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/faults"
@@ -114,3 +117,36 @@ var faultExempt = map[string]string{
 // fault is yet shown to break, with what was tried: work left, not an
 // exemption (docs/trust.md).
 var faultOpen = map[string]string{}
+
+// TestTrustTableMatchesEntries: docs/trust.md's power table is the
+// per-fault view of the entries' Faults (FaultPairs): one row per
+// registered fault, in registry order, with its component and the claims
+// that declare it in catalog order. A pair added to or dropped from an
+// entry without the table fails here.
+func TestTrustTableMatchesEntries(t *testing.T) {
+	b, err := os.ReadFile("../docs/trust.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\| ([a-z]+) \\| (.*) \\|$")
+	count := regexp.MustCompile(` \d+/\d+$`)
+	var got []string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		var ids []string
+		for _, c := range strings.Split(m[3], ", ") {
+			ids = append(ids, count.ReplaceAllString(c, ""))
+		}
+		got = append(got, m[1]+" ("+m[2]+"): "+strings.Join(ids, ", "))
+	}
+	claims := map[string][]string{}
+	for _, p := range FaultPairs(Entries()) {
+		claims[p.Fault] = append(claims[p.Fault], p.Claim)
+	}
+	var want []string
+	for _, f := range faults.Registry() {
+		want = append(want, f.Name+" ("+f.Component+"): "+strings.Join(claims[f.Name], ", "))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/trust.md's power table is not the entries' faults:\n got:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
