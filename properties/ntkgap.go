@@ -100,11 +100,10 @@ func (c GapSweepCase) Run(r *Runner) ([]theorems.GapRun, error) {
 
 func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	if c.Kind == gapZeroWeight {
 		// The sample the GRW drops gets a target the others do not
 		// predict (their interpolator's value there is O(1) off), so the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -54,11 +53,10 @@ func (c KernelSweepCase) Run(r *Runner) ([]theorems.KernelWidth, error) {
 
 func (c KernelSweepCase) run(r *Runner) ([]theorems.KernelWidth, error) {
 	s := kernelSize(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	out := make([]theorems.KernelWidth, len(s.widths))
 	for i, w := range s.widths {
 		out[i] = theorems.KernelWidth{Width: w, Grams: make([][]float64, s.seeds)}

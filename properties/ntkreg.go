@@ -102,11 +102,10 @@ func (c RegSweepCase) Run(r *Runner) ([]theorems.RegRun, error) {
 
 func (c RegSweepCase) run(r *Runner) ([]theorems.RegRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
 		func(w int, seed uint64) ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
 	return concat(out), err

@@ -113,11 +113,10 @@ func (c SignSweepCase) Run(r *Runner) ([]theorems.SignRun, error) {
 
 func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, signTest, true)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, signTest, true)
 	// Seed by seed, widest first within a seed: an interrupted long run
 	// (sweep store) holds whole seed columns, and the widest jobs are spread
 	// over the run.

@@ -244,3 +244,14 @@ func genSweep[C any](mk func(act int, data, init uint64) C) Gen[C] {
 		return mk(v[0].(int), v[1].(uint64), v[2].(uint64))
 	}))
 }
+
+// sweepInputs looks up the fault a sweep plants and draws its data: ntkN
+// training inputs of ℝ^ntkD and test test points from the data seed
+// (makeNTKData), with ±1 labels when classify.
+func sweepInputs(fault string, data uint64, test int, classify bool) (faults.Fault, ntkData, error) {
+	f, err := faults.Lookup(fault)
+	if err != nil {
+		return faults.Fault{}, ntkData{}, err
+	}
+	return f, makeNTKData(data, ntkN, ntkD, test, classify), nil
+}
