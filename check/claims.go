@@ -22,7 +22,7 @@ type claim struct {
 
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
-	{"LL-B3", always, perRecord(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_B3, always, perRecord(func(r *recorded, i int) theorems.Verdict {
 		c := theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
 		v := theorems.EulerIdentity(c)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
@@ -35,36 +35,36 @@ var claims = []claim{
 		}
 		return v
 	})},
-	{"LL-B3m", always, perRecord(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
 		return theorems.MultiHomogeneity(theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N})
 	})},
-	{"LL-B4", binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_B4, binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.RadialIdentity(r.obj, r.t.Theta[i], 0)
 	})},
-	{"LL-A5", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_A5, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.MarginApproximation(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
 	})},
-	{"LL-C7", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_C7, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.MFCQ(r.obj, r.t.Theta[i], 0)
 	})},
-	{"LL-5.1", marginLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_5_1, marginLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.FlowInequality(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
 	})},
-	{"LL-4.1", binaryLoss, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_4_1, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
-	{"LL-4.2", discrete, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_4_2, discrete, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict {
 			return r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
 				return theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
 			})
 		})
 	})},
-	{"LL-4.3", binaryLoss, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_4_3, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		if !r.t.Flow() && !r.everyStep() {
 			return theorems.Undecided("LL-4.3 checks (S5) at every step of gradient descent and fits the last e-fold of log T on ≥ 20 records: this run recorded %d of its %d steps (record every step to decide)", len(r.t.Steps), r.t.Steps[len(r.t.Steps)-1]-r.t.Steps[0]+1)
 		}
@@ -73,20 +73,20 @@ var claims = []claim{
 			return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: r.t.Flow(), Degree: r.tr.Degree, Margin: m})
 		})
 	})},
-	{"LL-F", multiClass, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_F, multiClass, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
-	{"LL-4.4", binaryLoss, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.KKTConvergence(r.obj, tr, 0) })
 	})},
-	{"LL-C8", binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
-	{"LL-A9", binaryLoss, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) })
 	})},
-	{"LL-lin", linearBinary, whole(func(r *recorded) theorems.Verdict {
+	{theorems.LL_lin, linearBinary, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.SVMDirection(r.obj.Data, tr) })
 	})},
 	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
@@ -96,10 +96,10 @@ var claims = []claim{
 	// ZD-T1 and ZD-span is an Adam run, which they report violated. θ₀ is the
 	// first record (GD keeps θ_t − θ_s in span{x_i} for any s, so θ* is the
 	// same from any record).
-	{"ZD-T1", linearRegression, whole(func(r *recorded) theorems.Verdict {
+	{theorems.ZD_T1, linearRegression, whole(func(r *recorded) theorems.Verdict {
 		return theorems.Interpolator(r.regressionCase(), r.t.Theta[len(r.t.Theta)-1])
 	})},
-	{"ZD-span", linearRegression, whole(func(r *recorded) theorems.Verdict {
+	{theorems.ZD_span, linearRegression, whole(func(r *recorded) theorems.Verdict {
 		m := theorems.NewSpanMonitor(r.regressionCase())
 		for i, th := range r.t.Theta {
 			m.Observe(r.t.Steps[i]-r.t.Steps[0], th)
@@ -108,7 +108,7 @@ var claims = []claim{
 	})},
 	// ZD Thm 7 checks GD's flow under the recorded weights itself
 	// (linearLimit), with or without reweighting.
-	{"ZD-T7", linearWeighted, whole(func(r *recorded) theorems.Verdict {
+	{theorems.ZD_T7, linearWeighted, whole(func(r *recorded) theorems.Verdict {
 		tr := *r.tr
 		tr.Optimizer = "gd"
 		return theorems.GRWDirection(r.obj.Data, &tr)

@@ -178,11 +178,11 @@ func (r *recorded) curves() map[string][]theorems.Figure {
 	loss := theorems.Figure{Name: "loss", Title: "loss and norm along the run", XLabel: x, YLabel: "natural log", Caption: caption,
 		Series: []theorems.Series{series("log L (summed loss)", func(w Row) float64 { return w.LogLoss }), series("log ρ", func(w Row) float64 { return math.Log(w.Rho) })}}
 	return map[string][]theorems.Figure{
-		"LL-4.1": {margins, steps},
-		"LL-4.2": {margins},
-		"LL-4.3": {loss},
-		"LL-F":   {margins, steps},
-		"LL-4.4": {kkt, steps},
-		"LL-A9":  {kkt},
+		theorems.LL_4_1: {margins, steps},
+		theorems.LL_4_2: {margins},
+		theorems.LL_4_3: {loss},
+		theorems.LL_F:   {margins, steps},
+		theorems.LL_4_4: {kkt, steps},
+		theorems.LL_A9:  {kkt},
 	}
 }

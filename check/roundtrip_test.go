@@ -67,6 +67,47 @@ func exported(t *testing.T, tr *train.Trajectory, model models.Model, data *data
 	return rep
 }
 
+// twoClasses draws the n points of ℝ^d of the round trips: labels ±1 in
+// turn, each coordinate y·(shift + U[0, 1)) + noise·N(0, 1), from the
+// PCG stream (s1, s2).
+func twoClasses(s1, s2 uint64, n, d int, shift, noise float64) *dataset.Dataset {
+	rng := rand.New(rand.NewPCG(s1, s2))
+	data := &dataset.Dataset{N: n, D: d}
+	for i := range n {
+		y := float64(2*(i%2) - 1)
+		for range d {
+			data.X = append(data.X, y*(shift+rng.Float64())+noise*rng.NormFloat64())
+		}
+		data.Y = append(data.Y, y)
+	}
+	return data
+}
+
+// logisticRun parses the model spec for data's inputs and builds its
+// objective on the logistic loss.
+func logisticRun(t *testing.T, spec string, data *dataset.Dataset) (models.Model, *train.Objective) {
+	t.Helper()
+	model, err := models.Parse(spec, data.D)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model, obj
+}
+
+// optimizer is train.NewOptimizer at learning rate lr, failing t on error.
+func optimizer(t *testing.T, name string, lr float64) train.Optimizer {
+	t.Helper()
+	o, err := train.NewOptimizer(name, train.OptimizerOptions{LR: lr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func verdictOf(t *testing.T, rep *Report, id string) theorems.Verdict {
 	t.Helper()
 	for _, r := range rep.Results {
@@ -87,30 +128,12 @@ func verdictOf(t *testing.T, rep *Report, id string) theorems.Verdict {
 // and the direction of a linear run (LL-lin, whose statistic depends on
 // log T: equal to 1e-9, closeVerdict says why).
 func TestExportedRunSameVerdicts(t *testing.T) {
-	rng := rand.New(rand.NewPCG(19, 1))
 	const n, d = 12, 3
-	data := &dataset.Dataset{N: n, D: d}
-	for i := range n {
-		y := float64(2*(i%2) - 1)
-		for range d {
-			data.X = append(data.X, y*(0.3+rng.Float64())+0.2*rng.NormFloat64())
-		}
-		data.Y = append(data.Y, y)
-	}
-	model, err := models.Parse("mlp:relu:8", d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := twoClasses(19, 1, n, d, 0.3, 0.2)
+	model, obj := logisticRun(t, "mlp:relu:8", data)
 	theta0 := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(3, 0)), theta0)
-	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := optimizer(t, "gd", 0.2)
 
 	t.Run("every step", func(t *testing.T) {
 		theta := append([]float64(nil), theta0...)
@@ -213,10 +236,7 @@ func TestExportedGRWRunsSameVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gd, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gd := optimizer(t, "gd", 0.5)
 
 	t.Run("regression", func(t *testing.T) {
 		obj, err := train.NewObjective(lin, losses.Squared{}, reg)
@@ -285,29 +305,10 @@ func TestExportedGRWRunsSameVerdicts(t *testing.T) {
 // assumption-failed; the same gradient-descent run with the right
 // reduction passes. Checking it twice gives the same bits (determinism).
 func TestPremiseCatchesOtherDynamics(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	const n, d = 10, 3
-	data := &dataset.Dataset{N: n, D: d}
-	for i := range n {
-		y := float64(2*(i%2) - 1)
-		for range d {
-			data.X = append(data.X, y*(0.5+rng.Float64())+0.1*rng.NormFloat64())
-		}
-		data.Y = append(data.Y, y)
-	}
-	model, err := models.Parse("mlp:relu:2x6", d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := twoClasses(5, 5, 10, 3, 0.5, 0.1)
+	model, obj := logisticRun(t, "mlp:relu:2x6", data)
 	run := func(opt string) *Trajectory {
-		o, err := train.NewOptimizer(opt, train.OptimizerOptions{LR: 0.05})
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := optimizer(t, opt, 0.05)
 		theta := make([]float64, model.NumParams())
 		model.Init(rand.New(rand.NewPCG(2, 0)), theta)
 		// Every step: train.RunWindows starts a fresh run per window, and
@@ -380,12 +381,8 @@ func TestExportedCrossEntropyRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.2})
-	if err != nil {
-		t.Fatal(err)
-	}
 	theta := make([]float64, model.NumParams())
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: 800, KeepTheta: true})
+	tr, err := train.Run(obj, optimizer(t, "gd", 0.2), theta, train.Config{Steps: 800, KeepTheta: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,21 +399,10 @@ func TestExportedCrossEntropyRun(t *testing.T) {
 // still hold.
 func TestUnseparatedRun(t *testing.T) {
 	data := &dataset.Dataset{N: 3, D: 2, X: []float64{1, 2, 0, 1, 1, 2}, Y: []float64{1, -1, -1}}
-	model, err := models.Parse("mlp:relu:2x4", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, err := train.NewObjective(model, losses.NewBinary(losses.Logistic{}), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt, err := train.NewOptimizer("gd", train.OptimizerOptions{LR: 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	model, obj := logisticRun(t, "mlp:relu:2x4", data)
 	theta := make([]float64, model.NumParams())
 	model.Init(rand.New(rand.NewPCG(1, 0)), theta)
-	tr, err := train.Run(obj, opt, theta, train.Config{Steps: 200, KeepTheta: true})
+	tr, err := train.Run(obj, optimizer(t, "gd", 0.1), theta, train.Config{Steps: 200, KeepTheta: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,22 +428,12 @@ func TestUnseparatedRun(t *testing.T) {
 // halves of the data (mini-batch SGD, batch n/2) are not −η∇𝓛 of the full
 // loss: the premise is violated and names a residual off the θ axis.
 func TestPremiseCatchesMiniBatches(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
 	const n, d = 8, 3
-	data := &dataset.Dataset{N: n, D: d}
-	for i := range n {
-		y := float64(2*(i%2) - 1)
-		for range d {
-			data.X = append(data.X, y*(0.5+rng.Float64())+0.1*rng.NormFloat64())
-		}
-		data.Y = append(data.Y, y)
-	}
-	model, err := models.Parse("mlp:relu:2x5", d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := twoClasses(9, 9, n, d, 0.5, 0.1)
+	model, _ := logisticRun(t, "mlp:relu:2x5", data)
 	loss := losses.NewBinary(losses.Logistic{})
 	batches := make([]*train.Objective, 2)
+	var err error
 	for b := range batches {
 		idx := []int{}
 		for i := b; i < n; i += 2 {

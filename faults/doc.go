@@ -6,11 +6,12 @@
 //
 // A check that cannot fail is a defect: every claim of sections B–F of the
 // catalog (../shared/THEOREMS.md) lists at least one fault among its
-// negative controls, and each Fault declares the claims it must break and
-// why (Fault.Breaks). The property tests run every declared (fault, claim)
-// pair and require the claim's check to report violated on at least
-// MinPower of the pair's cases; `implicitbias verify --faults` prints the
-// same table.
+// negative controls. This package knows the faults only (name, component,
+// effect, how each is planted); the claims each must break, and why, are
+// declared by the claims' entries (properties.Entry.Faults), the one place
+// of a claim. The property tests run every declared (fault, claim) pair
+// and require the claim's check to report violated on at least MinPower of
+// the pair's cases; `implicitbias verify --faults` prints the same table.
 //
 // A fault never reaches a production path: it is applied by wrapping a
 // component (Fault.Model, Fault.Loss, Fault.Optimizer, Fault.Regularizer)

@@ -16,21 +16,11 @@ import (
 // claims to catch, and fails the test.
 const MinPower = 0.95
 
-// Break is one claim a fault must break, and why it must.
-type Break struct {
-	Claim string // catalog ID
-	Why   string
-	// On, when set, is a part of the name of the entry's claim whose cases
-	// carry the fault (default: its first claim that takes faults).
-	On string
-}
-
 // Fault is a named engine bug. The zero Fault is no fault.
 type Fault struct {
 	Name      string
 	Component string // optimizer, reweighting, model, loss, integrator, regularizer
 	Effect    string // what the bug does, in one line
-	Breaks    []Break
 
 	model       func(models.Model) models.Model
 	loss        func(losses.Loss) losses.Loss
@@ -85,16 +75,6 @@ func (f Fault) Objective(obj *train.Objective) *train.Objective {
 	return obj
 }
 
-// Declares reports whether f declares that it breaks claim id.
-func (f Fault) Declares(id string) bool {
-	for _, b := range f.Breaks {
-		if b.Claim == id {
-			return true
-		}
-	}
-	return false
-}
-
 // String is the fault's name ("none" for the zero Fault).
 func (f Fault) String() string {
 	if f.None() {
@@ -125,32 +105,4 @@ func Names() []string {
 	}
 	sort.Strings(ns)
 	return ns
-}
-
-// Pair is one declared (fault, claim) pair.
-type Pair struct {
-	Fault string
-	Break
-}
-
-// Pairs lists every declared pair, in registry order.
-func Pairs() []Pair {
-	var ps []Pair
-	for _, f := range Registry() {
-		for _, b := range f.Breaks {
-			ps = append(ps, Pair{Fault: f.Name, Break: b})
-		}
-	}
-	return ps
-}
-
-// For returns the faults that declare claim id, in registry order.
-func For(id string) []Fault {
-	var fs []Fault
-	for _, f := range Registry() {
-		if f.Declares(id) {
-			fs = append(fs, f)
-		}
-	}
-	return fs
 }

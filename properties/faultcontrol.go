@@ -78,26 +78,61 @@ func acceptsFaults(g gopter.Gen) bool {
 	return ok
 }
 
-// faultControls returns e's fault controls: for every fault that declares
-// e's ID, the first claim whose cases carry a fault, run with the fault
-// planted. A fault control is caught only by violated (Property.Fault):
-// a broken engine must be refuted by the check's statistic, not stopped
-// by an assumption.
-func faultControls(e Entry) []Prop {
-	var out []Prop
-	for _, f := range faults.For(e.ID) {
-		on := ""
-		for _, b := range f.Breaks {
-			if b.Claim == e.ID {
-				on = b.On
+// FaultControl is one engine fault an entry's check must catch, and why
+// it must (issue 18): the fault is planted in the entry's cases and the
+// check must report violated on at least faults.MinPower of them.
+type FaultControl struct {
+	Fault string // the fault's name in faults.Registry
+	Why   string
+	// On, when set, is a part of the name of the entry's claim whose cases
+	// carry the fault (default: its first claim that takes faults).
+	On string
+}
+
+// FaultPair is one declared (fault, claim) pair: an entry's FaultControl
+// with the entry's ID.
+type FaultPair struct {
+	Claim string // catalog ID
+	FaultControl
+}
+
+// FaultPairs lists the pairs the entries es declare, grouped by fault in
+// the registry's order (faults.Registry) and, within a fault, in the
+// order of es (catalog order for Entries()): the per-fault view of the
+// entries' Faults, which the power table and `verify --faults` print.
+func FaultPairs(es []Entry) []FaultPair {
+	var ps []FaultPair
+	for _, f := range faults.Registry() {
+		for _, e := range es {
+			for _, fc := range e.Faults {
+				if fc.Fault == f.Name {
+					ps = append(ps, FaultPair{Claim: e.ID, FaultControl: fc})
+				}
 			}
 		}
+	}
+	return ps
+}
+
+// faultControls returns e's fault controls: for every fault of e.Faults,
+// in its order, the first claim (whose name contains On) whose cases
+// carry a fault, run with the fault planted. A fault control is caught
+// only by violated (Property.Fault): a broken engine must be refuted by
+// the check's statistic, not stopped by an assumption. A name that is not
+// a registered fault is a defect of the entry literal (TestEntryFaults).
+func faultControls(e Entry) []Prop {
+	var out []Prop
+	for _, fc := range e.Faults {
+		f, err := faults.Lookup(fc.Fault)
+		if err != nil {
+			panic("properties: entry " + e.ID + ": " + err.Error())
+		}
 		for _, p := range e.Claims {
-			if !strings.Contains(p.Meta().Name, on) {
+			if !strings.Contains(p.Meta().Name, fc.On) {
 				continue
 			}
-			if fc, ok := p.planted(f); ok {
-				out = append(out, fc)
+			if pc, ok := p.planted(f); ok {
+				out = append(out, pc)
 				break
 			}
 		}

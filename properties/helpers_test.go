@@ -75,7 +75,7 @@ func Assert(t *testing.T, id string) {
 	e := entry(t, id)
 	for i, p := range e.Claims {
 		t.Run(p.Meta().Name, func(t *testing.T) {
-			runProperty(t, r, e.ID, p, r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture)
+			assertOutcome(t, r, p, r.RunClaim(context.Background(), e, i))
 		})
 	}
 	for i, p := range e.Controls {
@@ -83,7 +83,7 @@ func Assert(t *testing.T, id string) {
 			continue // measured by TestFaultPower
 		}
 		t.Run(p.Meta().Name, func(t *testing.T) {
-			runProperty(t, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+			assertOutcome(t, r, p, r.RunControl(context.Background(), e, i))
 		})
 	}
 }
@@ -96,7 +96,12 @@ func Assert(t *testing.T, id string) {
 // reproduces it (IMPLICITBIAS_SEED).
 func runProperty(t *testing.T, r *Runner, id string, p Prop, seed int64, n int, want func(theorems.Verdict) bool, report bool) {
 	t.Helper()
-	o := Decide(context.Background(), r, id, p, seed, n, want, report)
+	assertOutcome(t, r, p, Decide(context.Background(), r, id, p, seed, n, want, report))
+}
+
+// assertOutcome fails t when the run o of p gave up or was falsified.
+func assertOutcome(t *testing.T, r *Runner, p Prop, o Outcome) {
+	t.Helper()
 	switch {
 	case o.GaveUp:
 		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",

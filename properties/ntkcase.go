@@ -237,14 +237,8 @@ func gramEigen(net *models.NTK, theta0 []float64, d ntkData) (lmin, lmax float64
 	n := d.train.N
 	k = make([]float64, n*n)
 	net.Kernel(theta0, d.train.X, n, d.train.X, n, k)
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, 0.5*(k[i*n+j]+k[j*n+i]))
-		}
-	}
 	var es mat.EigenSym
-	if !es.Factorize(sym, false) {
+	if !es.Factorize(symmetrized(k, n), false) {
 		return math.NaN(), math.NaN(), k
 	}
 	v := es.Values(nil)

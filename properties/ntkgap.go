@@ -3,11 +3,6 @@ package properties
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
@@ -93,9 +88,9 @@ func (c GapSweepCase) describe(r *Runner) string {
 
 // GenGapSweep generates ZD-T4/L5 cases of a kind.
 func GenGapSweep(kind int) Gen[GapSweepCase] {
-	return Gen[GapSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) GapSweepCase {
-		return GapSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Kind: kind}
-	}))
+	return genSweep(func(act int, data, init uint64) GapSweepCase {
+		return GapSweepCase{Act: act, Data: data, Init: init, Kind: kind}
+	})
 }
 
 // Run trains the sweep (cached per case and budget: the figures reuse it).
@@ -105,11 +100,10 @@ func (c GapSweepCase) Run(r *Runner) ([]theorems.GapRun, error) {
 
 func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	if c.Kind == gapZeroWeight {
 		// The sample the GRW drops gets a target the others do not
 		// predict (their interpolator's value there is O(1) off), so the
@@ -117,29 +111,20 @@ func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
 		// those where dropping it happens to matter.
 		d.train.Y[0] += 2
 	}
-	// Widest first, so that the longest jobs do not start last.
-	return sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
-		return s.widths[len(s.widths)-1-j/s.seeds], c.Init + uint64(j%s.seeds)
-	}, func(w int, seed uint64) (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
+	return sweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
+		func(w int, seed uint64) (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
 }
 
 // job trains the four runs of one (width, seed): the network and its
 // linearization, each by the A1 schedule and by ERM, with the same step,
 // and follows each linearized run in function space (linProblem.path).
 func (c GapSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) (theorems.GapRun, error) {
-	net, err := buildNTK(c.spec(r, width), f)
+	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
 		return theorems.GapRun{}, err
 	}
-	theta0 := make([]float64, net.NumParams())
-	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), theta0)
-	lmin, lmax, gram := gramEigen(net, theta0, d)
-	wL, _ := net.Layer(theta0, net.Depth())
-	run := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax}
-	lin, lin0, err := linModel(net, theta0)
-	if err != nil {
-		return run, err
-	}
+	net, theta0, lmax, gram, lin, lin0 := st.net, st.theta0, st.lmax, st.gram, st.lin, st.lin0
+	run := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: st.lmin, GramMax: lmax}
 	fstar, err := kernelInterpolator(net, theta0, gram, d)
 	if err != nil {
 		return run, err

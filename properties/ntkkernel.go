@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-
-	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -44,9 +40,9 @@ func (c KernelSweepCase) describe(r *Runner) string {
 
 // GenKernelSweep generates ZD-L3 cases.
 func GenKernelSweep(bottleneck bool) Gen[KernelSweepCase] {
-	return Gen[KernelSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) KernelSweepCase {
-		return KernelSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Bottleneck: bottleneck}
-	}))
+	return genSweep(func(act int, data, init uint64) KernelSweepCase {
+		return KernelSweepCase{Act: act, Data: data, Init: init, Bottleneck: bottleneck}
+	})
 }
 
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
@@ -57,11 +53,10 @@ func (c KernelSweepCase) Run(r *Runner) ([]theorems.KernelWidth, error) {
 
 func (c KernelSweepCase) run(r *Runner) ([]theorems.KernelWidth, error) {
 	s := kernelSize(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
 	out := make([]theorems.KernelWidth, len(s.widths))
 	for i, w := range s.widths {
 		out[i] = theorems.KernelWidth{Width: w, Grams: make([][]float64, s.seeds)}

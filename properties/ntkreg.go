@@ -3,11 +3,6 @@ package properties
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
@@ -95,9 +90,9 @@ func (c RegSweepCase) describe(r *Runner) string {
 
 // GenRegSweep generates ZD-T6 cases.
 func GenRegSweep(large bool) Gen[RegSweepCase] {
-	return Gen[RegSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) RegSweepCase {
-		return RegSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Large: large}
-	}))
+	return genSweep(func(act int, data, init uint64) RegSweepCase {
+		return RegSweepCase{Act: act, Data: data, Init: init, Large: large}
+	})
 }
 
 // Run trains the sweep (cached per case and budget).
@@ -107,41 +102,28 @@ func (c RegSweepCase) Run(r *Runner) ([]theorems.RegRun, error) {
 
 func (c RegSweepCase) run(r *Runner) ([]theorems.RegRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, ntkTest, false)
-	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
-		return s.widths[len(s.widths)-1-j/s.seeds], c.Init + uint64(j%s.seeds)
-	}, func(w int, seed uint64) ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
-	var all []theorems.RegRun
-	for _, o := range out {
-		all = append(all, o...)
-	}
-	return all, err
+	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
+		func(w int, seed uint64) ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
+	return concat(out), err
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
 // the grid the regularized network and its linearization.
 func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.RegRun, error) {
-	net, err := buildNTK(c.spec(r, width), f)
+	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
 		return nil, err
 	}
-	theta0 := make([]float64, net.NumParams())
-	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), theta0)
-	lmin, lmax, gram := gramEigen(net, theta0, d)
+	net, theta0, lmin, lmax, gram, lin, lin0 := st.net, st.theta0, st.lmin, st.lmax, st.gram, st.lin, st.lin0
 	fstar, err := kernelInterpolator(net, theta0, gram, d)
 	if err != nil {
 		return nil, err
 	}
-	lin, lin0, err := linModel(net, theta0)
-	if err != nil {
-		return nil, err
-	}
-	wL, _ := net.Layer(theta0, net.Depth())
-	base := theorems.RegRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2), GramMin: lmin, GramMax: lmax,
+	base := theorems.RegRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: lmin, GramMax: lmax,
 		TestDiag: testDiag(net, theta0, d), N: ntkN}
 	_, qmin, qmax := a1Schedule(c.Data, ntkN)
 	erm, err := ntkRun(net, theta0, d, runOpts{loss: losses.Squared{}, eta: 1 / (qmax * lmax), steps: gapSteps, every: gapEvery, stopLog: gapStopLog, fault: f})

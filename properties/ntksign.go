@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
@@ -105,9 +101,9 @@ func (c SignSweepCase) describe(r *Runner) string {
 
 // GenSignSweep generates ZD-T9 cases.
 func GenSignSweep(large bool) Gen[SignSweepCase] {
-	return Gen[SignSweepCase](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) SignSweepCase {
-		return SignSweepCase{Act: v[0].(int), Data: v[1].(uint64), Init: v[2].(uint64), Large: large}
-	}))
+	return genSweep(func(act int, data, init uint64) SignSweepCase {
+		return SignSweepCase{Act: act, Data: data, Init: init, Large: large}
+	})
 }
 
 // Run trains the sweep (cached per case and budget).
@@ -117,52 +113,34 @@ func (c SignSweepCase) Run(r *Runner) ([]theorems.SignRun, error) {
 
 func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
 	_, s := c.size(r)
-	f, err := faults.Lookup(c.Fault)
+	f, d, err := sweepInputs(c.Fault, c.Data, signTest, true)
 	if err != nil {
 		return nil, err
 	}
-	d := makeNTKData(c.Data, ntkN, ntkD, signTest, true)
 	// Seed by seed, widest first within a seed: an interrupted long run
 	// (sweep store) holds whole seed columns, and the widest jobs are spread
 	// over the run.
 	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
 		return s.widths[len(s.widths)-1-j%len(s.widths)], c.Init + uint64(j/len(s.widths))
 	}, func(w int, seed uint64) ([]theorems.SignRun, error) { return c.job(r, d, f, w, seed) })
-	var all []theorems.SignRun
-	for _, o := range out {
-		all = append(all, o...)
-	}
-	return all, err
+	return concat(out), err
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized
 // network and its linearization, against the kernel SVM of Θ^{(0)}.
 func (c SignSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.SignRun, error) {
-	net, err := buildNTK(c.spec(r, width), f)
+	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
 		return nil, err
 	}
-	theta0 := make([]float64, net.NumParams())
-	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), theta0)
-	_, lmax, gram := gramEigen(net, theta0, d)
-	lin, lin0, err := linModel(net, theta0)
-	if err != nil {
-		return nil, err
-	}
+	net, theta0, lmax, gram, lin, lin0 := st.net, st.theta0, st.lmax, st.gram, st.lin, st.lin0
 	n, m := d.train.N, d.m
-	wL, _ := net.Layer(theta0, net.Depth())
-	base := theorems.SignRun{Width: width, Seed: seed, LastLayerNorm: floats.Norm(wL, 2)}
+	base := theorems.SignRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm}
 	f0 := append([]float64(nil), net.Forward(net.NewWorkspace(n), theta0, d.train.X, n)...)
 	for _, v := range f0 {
 		base.M = math.Max(base.M, math.Abs(v))
 	}
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, 0.5*(gram[i*n+j]+gram[j*n+i]))
-		}
-	}
-	svm, err := numerics.KernelSVM(sym, d.train.Y, nil)
+	svm, err := numerics.KernelSVM(symmetrized(gram, n), d.train.Y, nil)
 	if errors.Is(err, numerics.ErrNotSeparable) {
 		return []theorems.SignRun{base}, nil // Gamma = 0: assumption-failed
 	}

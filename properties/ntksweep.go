@@ -9,9 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -89,14 +94,8 @@ func kernelInterpolator(net *models.NTK, theta0, gram []float64, d ntkData) ([]f
 	for i := range f0 {
 		rhs.SetVec(i, d.train.Y[i]-f0[i])
 	}
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, 0.5*(gram[i*n+j]+gram[j*n+i]))
-		}
-	}
 	var ch mat.Cholesky
-	if !ch.Factorize(sym) {
+	if !ch.Factorize(symmetrized(gram, n)) {
 		return nil, fmt.Errorf("NTK Gram matrix is not positive definite")
 	}
 	var coef mat.VecDense
@@ -171,4 +170,88 @@ func testDiag(net *models.NTK, theta0 []float64, d ntkData) float64 {
 		m = math.Max(m, k[0])
 	}
 	return m
+}
+
+// ntkStart is one (width, seed) of a training sweep at initialization: the
+// network (with a network fault planted, buildNTK) at θ₀, the Gram matrix
+// Θ^{(0)}(X, X) of the training inputs with its extreme eigenvalues, the
+// linearization to train with its start (linModel), and ‖W^L(0)‖. The
+// sweeps of ZD-T4/L5, ZD-T6 and ZD-T9 start every job from it.
+type ntkStart struct {
+	net        *models.NTK
+	theta0     []float64
+	lmin, lmax float64
+	gram       []float64
+	lin        models.Model
+	lin0       []float64
+	lastNorm   float64
+}
+
+// newNTKStart builds the network of spec and initializes it from (seed,
+// width), as every sweep job does.
+func newNTKStart(spec string, f faults.Fault, d ntkData, width int, seed uint64) (ntkStart, error) {
+	net, err := buildNTK(spec, f)
+	if err != nil {
+		return ntkStart{}, err
+	}
+	s := ntkStart{net: net, theta0: make([]float64, net.NumParams())}
+	net.Init(rand.New(rand.NewPCG(seed, uint64(width))), s.theta0)
+	s.lmin, s.lmax, s.gram = gramEigen(net, s.theta0, d)
+	if s.lin, s.lin0, err = linModel(net, s.theta0); err != nil {
+		return ntkStart{}, err
+	}
+	wL, _ := net.Layer(s.theta0, net.Depth())
+	s.lastNorm = floats.Norm(wL, 2)
+	return s, nil
+}
+
+// symmetrized returns the symmetric part (K + Kᵀ)/2 of the n×n kernel
+// matrix k (row-major): rounding leaves a Gram matrix computed entry by
+// entry a few ulps from symmetric.
+func symmetrized(k []float64, n int) *mat.SymDense {
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sym.SetSym(i, j, 0.5*(k[i*n+j]+k[j*n+i]))
+		}
+	}
+	return sym
+}
+
+// widestFirst is the job order of a sweep of s: job j trains width
+// widths[len−1−j/seeds] at seed init + j%seeds, so that the longest jobs
+// do not start last.
+func widestFirst(s sweepSize, init uint64) func(j int) (int, uint64) {
+	return func(j int) (int, uint64) {
+		return s.widths[len(s.widths)-1-j/s.seeds], init + uint64(j%s.seeds)
+	}
+}
+
+// concat joins the runs of a sweep's jobs, in job order.
+func concat[T any](jobs [][]T) []T {
+	var all []T
+	for _, o := range jobs {
+		all = append(all, o...)
+	}
+	return all
+}
+
+// genSweep generates a sweep case from the draws every section-F case
+// takes: an activation index (ntkActs), the data seed and the
+// initialization seed, in that order.
+func genSweep[C any](mk func(act int, data, init uint64) C) Gen[C] {
+	return Gen[C](gopter.CombineGens(gen.IntRange(0, len(ntkActs)-1), gen.UInt64(), gen.UInt64()).Map(func(v []any) C {
+		return mk(v[0].(int), v[1].(uint64), v[2].(uint64))
+	}))
+}
+
+// sweepInputs looks up the fault a sweep plants and draws its data: ntkN
+// training inputs of ℝ^ntkD and test test points from the data seed
+// (makeNTKData), with ±1 labels when classify.
+func sweepInputs(fault string, data uint64, test int, classify bool) (faults.Fault, ntkData, error) {
+	f, err := faults.Lookup(fault)
+	if err != nil {
+		return faults.Fault{}, ntkData{}, err
+	}
+	return f, makeNTKData(data, ntkN, ntkD, test, classify), nil
 }

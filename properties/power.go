@@ -34,16 +34,6 @@ func (r PowerRow) OK() bool {
 	return r.Cases > 0 && float64(r.Violated) >= faults.MinPower*float64(r.Cases)
 }
 
-// controlCases is the number of cases of each negative control of e at
-// budget b (verify's and the power table's count).
-func (e Entry) controlCases(b Budget) int {
-	n := e.cases(b)
-	if e.Sweep {
-		return n
-	}
-	return max(n/4, 10)
-}
-
 // MeasurePower runs the fault control of the pair (fault, e.ID) on the
 // entry's control count of cases, the cases verify's run of that control
 // draws at r's seed (a claim's cases with the fault planted), and counts
@@ -54,21 +44,20 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	if _, err := faults.Lookup(fault); err != nil {
 		return row, err
 	}
-	var p Prop
-	index := 0
+	index := -1
 	for i := range e.Controls {
 		if e.Controls[i].Meta().Fault == fault {
-			p, index = e.Controls[i], i
+			index = i
 			break
 		}
 	}
-	if p == nil {
+	if index < 0 {
 		return row, fmt.Errorf("%s has no claim whose cases accept fault %s", e.ID, fault)
 	}
-	row.Property = p.Meta().Name
+	row.Property = e.Controls[index].Meta().Name
 	// The run verify makes of this control (Runner.Run): the same seed,
-	// the same rule.
-	o := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+index), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+	// the same count, the same rule.
+	o := r.RunControl(ctx, e, index)
 	if o.Interrupted {
 		return row, ctx.Err()
 	}
@@ -86,20 +75,16 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	return row, nil
 }
 
-// PowerTable measures every declared pair whose claim is selected in es
-// (all declared pairs for Entries()) under r.
+// PowerTable measures every pair the entries es declare (FaultPairs: by
+// fault in registry order, then in the order of es) under r.
 func PowerTable(ctx context.Context, r *Runner, es []Entry) ([]PowerRow, error) {
 	byID := map[string]Entry{}
 	for _, e := range es {
 		byID[e.ID] = e
 	}
 	var rows []PowerRow
-	for _, pr := range faults.Pairs() {
-		e, ok := byID[pr.Claim]
-		if !ok {
-			continue
-		}
-		row, err := MeasurePower(ctx, r, e, pr.Fault)
+	for _, pr := range FaultPairs(es) {
+		row, err := MeasurePower(ctx, r, byID[pr.Claim], pr.Fault)
 		if err != nil {
 			return rows, err
 		}

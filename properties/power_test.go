@@ -2,13 +2,16 @@ package properties
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/faults"
 )
 
-// TestFaultPower runs every declared (fault, claim) pair of the fault
-// registry at the quick budget: the claim's check must report violated on
+// TestFaultPower runs every declared (fault, claim) pair of the entries
+// (Entry.Faults) at the quick budget: the claim's check must report violated on
 // at least faults.MinPower of the pair's cases (inconclusive and
 // assumption-failed cases are misses). `go test ./properties -run
 // 'TestFaultPower/preconditioner'` runs one fault.
@@ -20,14 +23,10 @@ func TestFaultPower(t *testing.T) {
 	}
 	r := testRunner(t)
 	seed := r.Seed
-	for _, pr := range faults.Pairs() {
+	for _, pr := range FaultPairs(Entries()) {
 		t.Run(pr.Fault+"/"+pr.Claim, func(t *testing.T) {
 			t.Parallel()
-			e, ok := byID[pr.Claim]
-			if !ok {
-				t.Fatalf("fault %s declares %s, which has no entry", pr.Fault, pr.Claim)
-			}
-			row, err := MeasurePower(context.Background(), r, e, pr.Fault)
+			row, err := MeasurePower(context.Background(), r, byID[pr.Claim], pr.Fault)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,6 +35,44 @@ func TestFaultPower(t *testing.T) {
 					pr.Fault, row.Violated, row.Cases, 100*row.Caught, 100*faults.MinPower, seed, pr.Why, row.Missed)
 			}
 		})
+	}
+}
+
+// TestEntryFaults: every fault an entry declares is a registered fault,
+// named once per entry, with why it must break the claim and a claim whose
+// cases carry it (a fault control); every registered fault is declared by
+// some entry (a fault no claim must catch shows nothing).
+func TestEntryFaults(t *testing.T) {
+	declared := map[string]bool{}
+	for _, e := range Entries() {
+		named := map[string]bool{}
+		for _, fc := range e.Faults {
+			_, err := faults.Lookup(fc.Fault)
+			if err != nil || fc.Fault == "" {
+				t.Errorf("%s declares %q: %v", e.ID, fc.Fault, err)
+			}
+			if named[fc.Fault] {
+				t.Errorf("%s declares %s twice", e.ID, fc.Fault)
+			}
+			named[fc.Fault], declared[fc.Fault] = true, true
+			if fc.Why == "" {
+				t.Errorf("%s/%s: no Why", e.ID, fc.Fault)
+			}
+			controls := 0
+			for _, p := range e.Controls {
+				if p.Meta().Fault == fc.Fault {
+					controls++
+				}
+			}
+			if controls != 1 {
+				t.Errorf("%s/%s: %d fault controls, want 1 (no claim whose name contains %q takes faults?)", e.ID, fc.Fault, controls, fc.On)
+			}
+		}
+	}
+	for _, name := range faults.Names() {
+		if !declared[name] {
+			t.Errorf("fault %s is declared by no entry", name)
+		}
 	}
 }
 
@@ -80,3 +117,36 @@ var faultExempt = map[string]string{
 // fault is yet shown to break, with what was tried: work left, not an
 // exemption (docs/trust.md).
 var faultOpen = map[string]string{}
+
+// TestTrustTableMatchesEntries: docs/trust.md's power table is the
+// per-fault view of the entries' Faults (FaultPairs): one row per
+// registered fault, in registry order, with its component and the claims
+// that declare it in catalog order. A pair added to or dropped from an
+// entry without the table fails here.
+func TestTrustTableMatchesEntries(t *testing.T) {
+	b, err := os.ReadFile("../docs/trust.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\| ([a-z]+) \\| (.*) \\|$")
+	count := regexp.MustCompile(` \d+/\d+$`)
+	var got []string
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		var ids []string
+		for _, c := range strings.Split(m[3], ", ") {
+			ids = append(ids, count.ReplaceAllString(c, ""))
+		}
+		got = append(got, m[1]+" ("+m[2]+"): "+strings.Join(ids, ", "))
+	}
+	claims := map[string][]string{}
+	for _, p := range FaultPairs(Entries()) {
+		claims[p.Fault] = append(claims[p.Fault], p.Claim)
+	}
+	var want []string
+	for _, f := range faults.Registry() {
+		want = append(want, f.Name+" ("+f.Component+"): "+strings.Join(claims[f.Name], ", "))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/trust.md's power table is not the entries' faults:\n got:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}

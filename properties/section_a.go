@@ -86,6 +86,9 @@ func sectionA() (es []Entry) {
 			drops("degree", pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity)),
 			drops("bias-derived", pointProperty("bias term, L derived", WithBias, derived, theorems.EulerIdentity)),
 		},
+		Faults: []FaultControl{
+			{Fault: "degree-plus-one", Why: "the Euler identity ⟨θ, ∇Φ⟩ = L·Φ fails with the declared L"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B3m"},
 		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
@@ -113,6 +116,9 @@ func sectionA() (es []Entry) {
 				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: ks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
 			drops("activation-derived", pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.MultiHomogeneity)),
+		},
+		Faults: []FaultControl{
+			{Fault: "degree-plus-one", Why: "the first block's Euler identity fails with the declared k₁"},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ENG-grad"},
@@ -149,6 +155,10 @@ func sectionA() (es []Entry) {
 				return theorems.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
 			}},
 		},
+		Faults: []FaultControl{
+			{Fault: "backward-first-block", Why: "backprop disagrees with the finite differences of the same forward pass"},
+			{Fault: "fprime-branch", On: "log 𝓛", Why: "the gradient of log 𝓛 disagrees with its finite differences at separated samples"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B4"},
 		Claims: []Prop{lossProperty("exp, logistic, polynomial tail", Homogeneous, true, func(c LossCase) theorems.Verdict {
@@ -165,6 +175,9 @@ func sectionA() (es []Entry) {
 			}
 			return theorems.RadialIdentity(obj, b.Theta, b.Degree)
 		}))},
+		Faults: []FaultControl{
+			{Fault: "backward-first-block", Why: "⟨θ, −∇𝓛⟩ is off by the first block's share, so it is not L·ν"},
+		},
 	})
 	return es
 }

@@ -456,6 +456,9 @@ func sectionB() (es []Entry) {
 					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
 				})),
 		},
+		Faults: []FaultControl{
+			{Fault: "loss-underflow", On: "far out", Why: "at u ≥ 800 every log ℓ_n reads the floor: log(1/𝓛) ≈ 745 − log N, below f(q_min) − log N by the loss's definition, and off the LogSumExp of the margins' log-losses"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-5.1"}, ForLoss: flowInequalityForLoss,
 		Claims: []Prop{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
@@ -472,16 +475,25 @@ func sectionB() (es []Entry) {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
 				})),
 		},
+		Faults: []FaultControl{
+			{Fault: "backward-first-block", Why: "the flow inequality's premise, Euler's identity ⟨θ, ∇𝓛⟩ = L·Σ_n⟨∂ℓ_n/∂s, s_n⟩, fails for the engine's gradient"},
+		},
 	})
 	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40, Figures: marginFigures, ForLoss: flowMonotoneForLoss,
 		Claims:   []Prop{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
 		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
+		Faults: []FaultControl{
+			{Fault: "flow-error-underreported", Why: "the re-integration of each step by an independent RK4 companion finds errors far above the integrator's report (median excess > IntegratorErrorFactor)"},
+		},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
 		Claims:   []Prop{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
 		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
+		Faults: []FaultControl{
+			{Fault: "flow-error-underreported", Why: "as LL-4.1, on cross-entropy flows"},
+		},
 	})
 	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-G"}, Cases: 20,
@@ -499,6 +511,9 @@ func sectionB() (es []Entry) {
 					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
 				})),
 		},
+		Faults: []FaultControl{
+			{Fault: "flow-error-underreported", On: "flows", Why: "as LL-4.1, on the multi-homogeneous flows"},
+		},
 	})
 	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.2"}, Cases: 20,
@@ -508,6 +523,9 @@ func sectionB() (es []Entry) {
 		// grows (measured: η = 50/λ_max broke monotonicity in 9 of 50
 		// cases). The step must stay too large: overStep.
 		Controls: []Prop{drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "Thm 4.2 is about gradient descent: the recorded steps are not −η∇𝓛 (the descent-step identity)"},
+		},
 	})
 	rates := func(name string, minModel int, opt string) Property[RateRunCase] {
 		return rateProperty(name, GenRateRun(minModel), opt)
@@ -517,6 +535,9 @@ func sectionB() (es []Entry) {
 		Controls: []Prop{
 			drops("step-size", rates("loss-based schedule (LL App. K.1): steps beyond (S5)", 0, "lossbased")),
 		},
+		Faults: []FaultControl{
+			{Fault: "degree-plus-one", Why: "γ̃ = g(log 1/𝓛)/ρ^{L+1} falls along the flow, which LL Thm 4.1 forbids: the rates' premise is refuted (this replaces the refits with the exponents of L ± 1, which tested arithmetic)"},
+		},
 	})
 	anyNets := GenFlow([]int{0, 1, 2, 3, 4, 5, 6}, []int{2}, []string{"exp", "logistic"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-K1"}, Cases: 20,
@@ -524,10 +545,16 @@ func sectionB() (es []Entry) {
 			lb, _ := train.NewLossBased(0)
 			return lb
 		})},
+		Faults: []FaultControl{
+			{Fault: "loss-underflow", Why: "the loss-based schedule's log 𝓛 cannot fall below about −709 … −745: it stalls short of log 𝓛 ≤ −2000"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-K2"}, Cases: 10,
 		Claims:   []Prop{logDomainProperty("loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation", anyNets, false)},
 		Controls: []Prop{drops("log-domain", logDomainProperty("the same states evaluated in plain float64", anyNets, true))},
+		Faults: []FaultControl{
+			{Fault: "loss-underflow", Why: "log 𝓛 saturates near the float64 floor while the independent per-sample recomputation goes on: the run disagrees with it"},
+		},
 	})
 	return es
 }

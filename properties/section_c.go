@@ -388,6 +388,9 @@ func sectionC() (es []Entry) {
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad), kktUndecided.flows),
 		},
 		Controls: []Prop{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
 		Claims: []Prop{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
@@ -403,6 +406,9 @@ func sectionC() (es []Entry) {
 			}
 			return theorems.LemmaC8(obj, θ, 0)
 		}))},
+		Faults: []FaultControl{
+			{Fault: "backward-mean", Why: "Lemma C.8 ties the batched gradient ∇𝓛 to the per-sample gradients h_n: the identity is off by N"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
 		Claims: []Prop{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
@@ -424,6 +430,10 @@ func sectionC() (es []Entry) {
 				return theorems.MFCQ(obj, θ, 0)
 			}},
 		},
+		Faults: []FaultControl{
+			{Fault: "backward-first-block", Why: "Gordan's test and the witness ⟨θ̃, ∇q_n⟩ = L·q_n > 0 use the backward pass: the witness identity fails"},
+			{Fault: "degree-plus-one", Why: "the MFCQ witness identity ⟨θ̃, ∇q_n⟩ = L·q_n uses the declared L"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
 		Claims: []Prop{
@@ -432,6 +442,9 @@ func sectionC() (es []Entry) {
 			undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad), betaUndecided.flows),
 		},
 		Controls: []Prop{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "as LL-4.4"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
 		Claims: []Prop{Property[KKTCase]{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
@@ -455,6 +468,9 @@ func sectionC() (es []Entry) {
 		Controls: []Prop{fixedDirectionProperty(func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
 		}, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
 		Claims: []Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
@@ -478,6 +494,9 @@ func sectionC() (es []Entry) {
 			}
 			return theorems.SVMDirection(b.Data, tr)
 		}}},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the limit direction is the preconditioned geometry's max-margin direction, 0.4 rad from the SVM: θ − ŵ log T grows like log T instead of settling at the computed offset"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
 		Claims: []Prop{
@@ -506,12 +525,18 @@ func sectionC() (es []Entry) {
 			}
 			return theorems.NTKAlignment(b.Obj, early, 0)
 		}}},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,
 		Claims: []Prop{hatProperty("points of the invariant curve ψ = 0, twist C(r) = 4r⁴/(4r⁴ + (1−r²)³)", models.HatInvariant)},
 		Controls: []Prop{
 			drops("printed-twist", hatProperty("twist as printed in LL App. I, C(r) = 4r⁴/(4r⁴ + (1−r²)⁴)", models.HatLL)),
 			drops("twist", hatProperty("no twist, C ≡ 0", models.HatFlat)),
+		},
+		Faults: []FaultControl{
+			{Fault: "degree-plus-one", Why: "γ̃ = g(log 1/𝓛)/ρ^L and the invariant curve's flow use the declared L"},
 		},
 	})
 	return es

@@ -379,14 +379,30 @@ func sectionD() (es []Entry) {
 			interpolatorProperty("every GRW scheme, heavy-ball momentum", []int{OptMomentum}),
 		},
 		Controls: []Prop{drops("gd", interpolatorProperty("Adam (leaves the span)", []int{OptAdam}))},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the iterates leave span{x_i}, so the limit is another interpolator than θ₀'s projection"},
+			{Fault: "loss-factor-dropped", Why: "the run never settles at the interpolator: it stays above the computed contraction bound"},
+			{Fault: "stale-gradient", Why: "the first steps disagree with GD replayed from the recorded iterates and weights"},
+			{Fault: "weights-ignored", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
+			{Fault: "weights-squared", Why: "GD replayed from the recorded weights disagrees with the run's first steps"},
+			{Fault: "sample-dropped", Why: "the run interpolates the other samples only"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-span"}, Cases: 100,
 		Claims:   []Prop{spanProperty("every GRW scheme, GD and heavy-ball momentum", []int{OptGD, OptMomentum})},
 		Controls: []Prop{drops("gd", spanProperty("Adam", []int{OptAdam}))},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "a step along e₀ leaves span{x_i}"},
+			{Fault: "momentum-misindexed", Why: "coordinate 0 is filtered differently from the others, so the step leaves span{x_i} (heavy-ball cases)"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T2"}, Cases: 50,
 		Claims:   []Prop{riskProperty("ERM, IW, static, Group DRO, A1 schedules", a1Schemes)},
 		Controls: []Prop{drops("min-weight", riskProperty("one q_i → 0 geometrically", []int{SchemeVanishing}))},
+		Faults: []FaultControl{
+			{Fault: "loss-factor-dropped", Why: "steps of fixed length η never shrink, so the squared risk stalls at a level set by η instead of vanishing"},
+			{Fault: "sample-dropped", Why: "sample 0 is never fitted: the risk stalls at its loss"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T6lin"}, Cases: 40,
 		Claims: []Prop{Property[RegularizedCase]{Name: "ERM, IW, static weights; μ = 1e-4…3e-2·q_min λ_min", Gen: GenRegularized(false, false),
@@ -396,6 +412,13 @@ func sectionD() (es []Entry) {
 				Check: func(r *Runner, x RegularizedCase) theorems.Verdict { return x.check() }},
 			Property[RegularizedCase]{Name: "regularizer centred at 0 instead of θ₀ (engine bug)", Drops: "centre", Gen: GenRegularized(false, true),
 				Check: func(r *Runner, x RegularizedCase) theorems.Verdict { return x.check() }},
+		},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the stationary point of the preconditioned step is not the regularized problem's minimizer"},
+			{Fault: "weights-ignored", Why: "the regularized limit (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀) depends on Q: the run lands on ERM's"},
+			{Fault: "weights-squared", Why: "the regularized limit depends on Q: the run lands on Q²'s"},
+			{Fault: "sample-dropped", Why: "the regularized limit depends on q_0"},
+			{Fault: "l2-gradient-uncentred", Why: "gradient descent converges to the problem regularized toward 0, not θ₀"},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-P17"}, Cases: 200,
@@ -410,6 +433,9 @@ func sectionD() (es []Entry) {
 		Controls: []Prop{
 			Property[ConvexCase]{Name: "quadratics, ηL ∈ [2.2, 3]", Drops: "step-size", Gen: GenConvex(2.2, 3, true, false), Check: convexCheck},
 		},
+		Faults: []FaultControl{
+			{Fault: "sample-dropped", Why: "the objective minimized is not f: f(x_T) stays above the rate bound"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-F1"}, Cases: 4,
 		Claims: []Prop{
@@ -417,12 +443,22 @@ func sectionD() (es []Entry) {
 			fig1Property("ERM, IW, Group DRO on five images of one digit, one of another (GD)", OptGD, GenDigitPair()),
 		},
 		Controls: []Prop{drops("gd", fig1Property("the same with Adam", OptAdam, Gen[DigitPair](gen.Const(DigitPair{A: 0, B: 1}))))},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the digits' runs leave span{x_i}: the replayed first steps disagree"},
+			{Fault: "loss-factor-dropped", Why: "on the digits too the runs stay above the computed contraction bound"},
+			{Fault: "weights-ignored", Why: "IW and Group DRO on the digits: GD replayed from the recorded weights disagrees with the runs' first steps"},
+			{Fault: "sample-dropped", Why: "the image dropped is never fitted: ERM's run stays above the computed contraction bound"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-GDRO"}, Cases: 50,
 		Claims: []Prop{weightsProperty("Group DRO", []int{SchemeGroupDRO})},
 		Controls: []Prop{
 			drops("convergence", weightsProperty("periodic schedule (Assumption 3 only)", []int{SchemeScheduleA3})),
 			drops("min-weight", weightsProperty("one q_i → 0 geometrically", []int{SchemeVanishing})),
+		},
+		Faults: []FaultControl{
+			{Fault: "loss-factor-dropped", Why: "fixed-length steps keep the group losses oscillating, so Group DRO's weights never settle"},
+			{Fault: "sample-dropped", Why: "a group that is never fitted keeps its loss, and the Group DRO weights keep moving toward it"},
 		},
 	})
 	return es

@@ -179,24 +179,44 @@ func sectionE() (es []Entry) {
 			return grwDirectionProperty("", lossesET, allGRWSchemes(), LossPolyHalf)
 		})},
 		Figures: grwClassFigures,
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "as LL-lin, for every GRW scheme"},
+			{Fault: "weights-ignored", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
+			{Fault: "weights-squared", Why: "the run settles at the offset of q², not q's"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
 		Claims:   []Prop{pathProperty("logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", -1)},
 		Controls: []Prop{polyControl("1", func() Property[ClassCase] { return pathProperty("", LossPoly) })},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "the GD half of the agreement: the run's direction leaves its computed limit, as in ZD-T7"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
 		Claims:   []Prop{polyLimitProperty("polynomial tail (α = 1, β = 0): paths under ERM and random IW weights (M ∈ [4, 10]) reach their computed weight-dependent limits", LossPoly)},
 		Controls: []Prop{drops("tail", polyLimitProperty("logistic loss (exponential tail), same data and weights: both paths tend to θ̂_MM", LossLogistic))},
 		Figures:  polyFigures,
+		Faults: []FaultControl{
+			{Fault: "weights-ignored", Why: "the polynomial tail's limit direction depends on the weights (ZD eq. 19): the importance-weighted path lands on ERM's limit, not on the computed one"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-B"}, Cases: 6,
 		Claims:   []Prop{multiProperty("GD, linear K-class model (K = 3, 4), cross-entropy, GRW schemes (ERM, IW by class, static, Group DRO, schedules A1/A3)", append(a1Schemes, SchemeScheduleA3), false)},
 		Controls: []Prop{drops("tail", multiProperty("pairwise polynomially tailed loss Σ_{j≠c} ℓ_poly(s_c − s_j) (ZD eq. 19 per pair, α = 1/2), same data, scheme and run", append(a1Schemes, SchemeScheduleA3), true))},
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "a step along one class's coordinate e_{c,f} leaves span{a_{n,j}} (it moves Σ_c θ_c, which no constraint vector does), and the run leaves GD's flow on the cross-entropy: the multi-class limit moves"},
+			{Fault: "weights-ignored", Why: "the offset of Θ − Θ̂ log T solves q_n e^{−⟨c, a_{n,j}⟩} = α_{n,j} and GD follows the cross-entropy's flow under q (IW by class, static): the run follows ERM's flow to ERM's offset"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
 		Claims:   []Prop{iwDirectionProperty("GD, linear model (any d), exp loss, static importance weights log-uniform in [1/M, M], M ∈ [2, 10]", -1)},
 		Controls: []Prop{polyControl("1/2", func() Property[ClassCase] { return iwDirectionProperty("", LossPolyHalf) })},
 		Figures:  klFigures,
+		Faults: []FaultControl{
+			{Fault: "preconditioner", Why: "as LL-lin, for every importance weighting"},
+			{Fault: "weights-ignored", Why: "as ZD-T7, for importance weights"},
+			{Fault: "weights-squared", Why: "as ZD-T7, for importance weights"},
+		},
 	})
 	return es
 }
@@ -232,6 +252,9 @@ func sectionENonSeparable() (es []Entry) {
 			nonSepProperty("the six ../shared/reference nonsep files with their weights", true, false),
 		},
 		Controls: []Prop{drops("weights", nonSepProperty("finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", false, true))},
+		Faults: []FaultControl{
+			{Fault: "weights-ignored", Why: "the finite part's limit θ̃(w) minimizes the w-weighted loss on D_nonsep: the run lands on the uniform weights' minimizer"},
+		},
 	})
 	return es
 }
@@ -240,10 +263,18 @@ func sectionEWeakReg() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-C1"}, Cases: 8,
 		Claims:   []Prop{weakNormsProperty("optima θ_λ(w) of Σ w̄_i ℓ_i + λ‖θ‖^r, λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic losses, random w ∈ [1/M, M]^n", weakLadder)},
 		Controls: []Prop{drops("weak-regularization", weakNormsProperty("strong regularization, λ ∈ {1, 10, 100}: the norm stays bounded by (ℓ(0)/λ)^{1/r}", strongLadder))},
+		Faults: []FaultControl{
+			{Fault: "weights-ignored", Why: "the minimizer finds the optimum of the uniformly weighted L_λ, whose ‖∇ log L_λ(·; w)‖∞, recomputed from the data with w, is the weights' effect (≫ 2e-10)"},
+			{Fault: "weights-squared", Why: "the ladder holds the optima of L_λ(·; w²), not stationary for L_λ(·; w)"},
+		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "XY-P3"}, Cases: 8,
 		Claims:   []Prop{weakMarginsProperty("optima θ_λ(w), λ = 1e-1…1e-8, r ∈ {1.5, 2, 3}, exp and logistic, random w; 4 near-optimal points (τ ∈ (1, 2]) per λ", false)},
 		Controls: []Prop{drops("optimum", weakMarginsProperty("points at the optima's norms in a fixed direction with half the maximal margin (not the optima)", true))},
+		Faults: []FaultControl{
+			{Fault: "weights-ignored", Why: "as XY-C1: the ladder's points are not optima of L_λ(·; w)"},
+			{Fault: "weights-squared", Why: "as XY-C1"},
+		},
 	})
 	return es
 }

@@ -21,6 +21,11 @@ type Entry struct {
 	// Controls break one hypothesis each; the check must report violated or
 	// assumption-failed on every case.
 	Controls []Prop
+	// Faults are the engine faults (package faults, by name) the entry's
+	// check must catch, each with why it must: Entries appends one fault
+	// control per fault to Controls, in this order (faultControls), and the
+	// power table measures them (PowerTable, `verify --faults`).
+	Faults []FaultControl
 	// Cases is the number of cases per property at the quick budget.
 	Cases int
 	// Figures, when set, draws the entry's own evidence (trajectories,
@@ -66,7 +71,7 @@ func ParseBudget(s string) (Budget, error) {
 // String returns the budget's name.
 func (b Budget) String() string { return [...]string{"quick", "standard", "long"}[b] }
 
-// cases returns the number of cases of e at budget b.
+// cases returns the number of cases of each claim of e at budget b.
 func (e Entry) cases(b Budget) int {
 	if e.Sweep {
 		return max(e.Cases, 1)
@@ -78,8 +83,36 @@ func (e Entry) cases(b Budget) int {
 	return n * [...]int{1, 4, 20}[b]
 }
 
+// controlCases is the number of cases of each negative control of e at
+// budget b: a quarter of the claim's, at least 10, or the sweep's own.
+func (e Entry) controlCases(b Budget) int {
+	n := e.cases(b)
+	if e.Sweep {
+		return n
+	}
+	return max(n/4, 10)
+}
+
+// RunClaim decides claim i of e: its cases drawn from r.Seed + i, e's
+// count of cases at r's budget, by Decide's rule. It is the one place
+// that sets a claim's seed and count: Run, go test's Assert and the CLI's
+// report (which draws the cases again for their bounds) call it.
+func (r *Runner) RunClaim(ctx context.Context, e Entry, i int) Outcome {
+	return Decide(ctx, r, e.ID, e.Claims[i], r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture)
+}
+
+// RunControl decides negative control i of e (fault controls included):
+// its cases drawn from r.Seed + 1000 + i, e's control count at r's
+// budget, caught as the control says (Prop.Meta().CaughtBy). It is the
+// one place that sets a control's seed and count: Run, Assert, the power
+// table (MeasurePower) and the CLI's report call it.
+func (r *Runner) RunControl(ctx context.Context, e Entry, i int) Outcome {
+	p := e.Controls[i]
+	return Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+}
+
 // Entries returns the runnable entries in catalog order, each with its
-// fault controls (faultControls) appended.
+// fault controls (faultControls, one per Entry.Faults) appended.
 func Entries() []Entry {
 	order := map[string]int{}
 	for i, c := range theorems.Catalog() {
@@ -170,9 +203,8 @@ func sample(g gopter.Gen, seed int64, n int) []any {
 // it returns what finished, marked Interrupted.
 func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 	res := theorems.Result{Info: e.Info, Claims: theorems.Summary{ID: e.ID}}
-	n := e.cases(r.Budget)
-	for i, p := range e.Claims {
-		out := Decide(ctx, r, e.ID, p, r.Seed+int64(i), n, ClaimWanted, !e.Conjecture)
+	for i := range e.Claims {
+		out := r.RunClaim(ctx, e, i)
 		merge(&res.Claims, out.Summary)
 		if out.Interrupted {
 			res.Interrupted = true
@@ -181,7 +213,7 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 	}
 	for i, p := range e.Controls {
 		res.Controls++
-		out := Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+		out := r.RunControl(ctx, e, i)
 		if out.Interrupted {
 			res.Interrupted = true
 			return res

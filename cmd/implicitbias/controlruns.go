@@ -14,21 +14,9 @@ import (
 // (report.RatioPlot): a control's statistics far past the bound are the
 // best picture of a check's power. properties.Runner.Run counts the
 // controls but keeps no case of theirs, so for a report the CLI draws them
-// again: properties.Decide on the same seeds (seed + 1000 + i) and the same
-// case counts gives the same verdicts, case for case.
-
-// claimCaseCount is properties' count of decided cases per claim at a
-// budget (Entry.cases, unexported there).
-func claimCaseCount(e properties.Entry, b properties.Budget) int {
-	if e.Sweep {
-		return max(e.Cases, 1)
-	}
-	n := e.Cases
-	if n == 0 {
-		n = 100
-	}
-	return n * [...]int{1, 4, 20}[b]
-}
+// again through the runner's own path (Runner.RunControl: the same seed,
+// the same count, the same rule), which gives the same verdicts, case for
+// case.
 
 // claimBounds returns the bound of every claim case of r, drawn again like
 // the controls, when r lacks them: properties' merge of the claims' summaries
@@ -39,13 +27,12 @@ func claimCaseCount(e properties.Entry, b properties.Budget) int {
 // bound is the shown one) are not drawn again. Once properties keeps
 // Bounds (one line in its merge), this does nothing.
 func claimBounds(ctx context.Context, run *properties.Runner, e properties.Entry, r theorems.Result) []float64 {
-	seed, b := run.Seed, run.Budget
 	if len(r.Claims.Bounds) == len(r.Claims.Values) || e.Sweep {
 		return nil
 	}
 	var values, bounds []float64
-	for k, p := range e.Claims {
-		out := properties.Decide(ctx, run, e.ID, p, seed+int64(k), claimCaseCount(e, b), properties.ClaimWanted, !e.Conjecture)
+	for k := range e.Claims {
+		out := run.RunClaim(ctx, e, k)
 		values = append(values, out.Summary.Values...)
 		bounds = append(bounds, out.Summary.Bounds...)
 	}
@@ -60,25 +47,10 @@ func claimBounds(ctx context.Context, run *properties.Runner, e properties.Entry
 	return bounds
 }
 
-// controlCaseCount is properties' count of cases per negative control at
-// a budget (Entry.controlCases, unexported there): a quarter of the
-// claim's cases, at least 10, or the sweep's one.
-func controlCaseCount(e properties.Entry, b properties.Budget) int {
-	if e.Sweep {
-		return max(e.Cases, 1)
-	}
-	n := e.Cases
-	if n == 0 {
-		n = 100
-	}
-	return max(n*[...]int{1, 4, 20}[b]/4, 10)
-}
-
 // addControlRuns fills every result's ControlRuns (and the claims' Bounds,
 // see claimBounds) under run, the entries in parallel (each is
 // deterministic for its seed).
 func addControlRuns(ctx context.Context, run *properties.Runner, entries []properties.Entry, results []theorems.Result) {
-	seed, b := run.Seed, run.Budget
 	byID := map[string]properties.Entry{}
 	for _, e := range entries {
 		byID[e.ID] = e
@@ -103,7 +75,7 @@ func addControlRuns(ctx context.Context, run *properties.Runner, entries []prope
 						break // keep draining work: the feeder must not block
 					}
 					m := p.Meta()
-					out := properties.Decide(ctx, run, e.ID, p, seed+int64(1000+k), controlCaseCount(e, b), m.CaughtBy, true)
+					out := run.RunControl(ctx, e, k)
 					runs = append(runs, theorems.ControlRun{Name: m.Name, Drops: m.Drops, Fault: m.Fault, Caught: out.Passed(), Summary: out.Summary})
 				}
 				results[i].ControlRuns = runs
