@@ -57,12 +57,38 @@ func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		e.apply(c, ldc, 0, 0, m, 1)
 		return
 	}
-	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
 	j := getJob(ks)
+	if swapABt(ks, m, n, k) {
+		// Cᵀ = B·Aᵀ: B's rows are the broadcast operand, Aᵀ (k×m) is
+		// packed instead of Bᵀ, and Cᵀ goes through the buffer. The entries
+		// are the same chains (fma(a, b, c) = fma(b, a, c) exactly).
+		buf := j.grow(m*k + m*n)
+		at, ct := buf[:m*k], buf[m*k:]
+		transpose(at, m, a, lda, m, k)
+		if accumulate {
+			transpose(ct, m, c, ldc, m, n)
+		}
+		j.mul(n, m, k, b, ldb, 1, at, m, ct, m, accumulate, e)
+		transpose(c, ldc, ct, m, n, m)
+		putJob(j)
+		return
+	}
+	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
 	bt := j.grow(k * n)
 	transpose(bt, n, b, ldb, n, k)
 	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate, e)
 	putJob(j)
+}
+
+// swapABt reports whether MulABt should compute Cᵀ = B·Aᵀ rather than
+// A·Bᵀ: when packing Aᵀ and moving Cᵀ through the buffer (m·k + 2·m·n
+// copies, counting the load of C an accumulation adds as one of them)
+// costs less than packing Bᵀ (n·k), and A has enough rows (m ≥ nr) to fill
+// the tile's column slivers of Cᵀ. A dense layer's forward pass on a small
+// batch is the case: for W5's 3136 → 1024 layer on 100 samples, 0.5 M
+// copies instead of 3.2 M (25 MB of weights transposed at every step).
+func swapABt(ks *kernelSet, m, n, k int) bool {
+	return m >= ks.nr && float64(m)*float64(k+2*n) < float64(n)*float64(k)
 }
 
 // transposeBlock is the side of the square blocks transpose copies: 32×32

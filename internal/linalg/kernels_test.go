@@ -59,8 +59,9 @@ func laneRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) flo
 }
 
 // kernelShapes covers every tile edge of every set (mr 4, 6, 12; nr 8, 16,
-// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc) and
-// products large enough to run on several goroutines.
+// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc),
+// products large enough to run on several goroutines, and MulABt computed
+// as Cᵀ = B·Aᵀ.
 func kernelShapes(r *rand.Rand) [][3]int {
 	shapes := [][3]int{
 		{1, 1, 1}, {1, 1, 8}, {1, 1, 9}, {1, 7, 13}, {9, 1, 15}, {2, 2, 1},
@@ -68,6 +69,9 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		{6, 8, 4}, {7, 9, 4}, {5, 7, 4}, {1, 56, 3}, {1, 57, 4}, {1, 113, 9},
 		{3, 100, 2}, {100, 3, 2}, {40, 16, 10}, {200, 64, 20}, {64, 20, 200},
 		{1, 100, 50}, {50, 1, 100}, {1000, 1, 16}, {37, 129, 300},
+		// MulABt as Cᵀ = B·Aᵀ (swapABt): m = nr, nr + 1 and a partial
+		// sliver for AVX-512 (nr = 16), m = nr + 1 for the generic set (64).
+		{16, 100, 64}, {17, 300, 40}, {33, 250, 70}, {65, 300, 200},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
@@ -122,6 +126,27 @@ func TestKernelSetsBitIdentical(t *testing.T) {
 	}
 }
 
+// TestSwapABtCovered: the shapes of TestKernelSetsBitIdentical take both
+// of MulABt's paths with every kernel set, so that both are checked.
+func TestSwapABtCovered(t *testing.T) {
+	shapes := kernelShapes(rand.New(rand.NewPCG(2, 2)))
+	for _, ks := range available {
+		swapped, direct := 0, 0
+		for _, sh := range shapes {
+			if sh[1] < 2 {
+				continue // n = 1: the dot kernel
+			}
+			if swapABt(ks, sh[0], sh[1], sh[2]) {
+				swapped++
+			} else {
+				direct++
+			}
+		}
+		require.NotZero(t, swapped, "%s: no shape computes Cᵀ = B·Aᵀ", ks.name)
+		require.NotZero(t, direct, "%s: no shape packs Bᵀ", ks.name)
+	}
+}
+
 func setNames() []string {
 	var s []string
 	for _, ks := range available {
@@ -138,7 +163,7 @@ func TestKernelsThreadsBitIdentical(t *testing.T) {
 	defer SetThreads(SetThreads(0))
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, kn := range kernels {
-		for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {301, 77, 190}} {
+		for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {301, 77, 190}, {64, 600, 200}} {
 			m, n, k := sh[0], sh[1], sh[2]
 			require.GreaterOrEqual(t, 2*m*n*k, parallelFLOPs, "shape too small to run in parallel")
 			ar, ac := kn.aShape(m, n, k)
@@ -303,13 +328,16 @@ func TestTileBoundsChecked(t *testing.T) {
 	}
 }
 
+// A productShape is one product of a step: its kernel and m, n, k.
+type productShape struct {
+	kernel  string
+	m, n, k int
+}
+
 // engineShapes are the products of one GD step of the workloads W1, W2
 // and W4 (bench package): forward MulABt(n, out, in), weight gradient
 // MulAtB(out, in, n), input gradient MulAB(n, in, out).
-var engineShapes = []struct {
-	kernel  string
-	m, n, k int
-}{
+var engineShapes = []productShape{
 	{"MulABt", 1000, 128, 50}, {"MulABt", 1000, 128, 128}, {"MulABt", 1000, 1, 128},
 	{"MulAtB", 128, 50, 1000}, {"MulAtB", 128, 128, 1000}, {"MulAtB", 1, 128, 1000},
 	{"MulAB", 1000, 128, 128}, {"MulAB", 1000, 128, 1},
@@ -317,9 +345,29 @@ var engineShapes = []struct {
 	{"MulABt", 40, 16, 10}, {"MulABt", 40, 16, 16}, {"MulAtB", 16, 16, 40}, {"MulAB", 40, 16, 16},
 }
 
-func BenchmarkKernelSets(b *testing.B) {
+// w5Shapes are the products of one step of bench's workload W5 (LL's MNIST
+// CNN at full width, batch 100; models/conv2d.go and dense.go): per layer
+// forward col·Wᵀ, weight gradient gOutᵀ·col and input gradient gOut·W
+// (none for the first layer), without their fused epilogues.
+var w5Shapes = []productShape{
+	{"MulABt", 78400, 32, 25}, {"MulAtB", 32, 25, 78400}, // conv 5×5, 1 → 32
+	{"MulABt", 19600, 64, 288}, {"MulAtB", 64, 288, 19600}, {"MulAB", 19600, 288, 64}, // conv 3×3, 32 → 64
+	{"MulABt", 100, 1024, 3136}, {"MulAtB", 1024, 3136, 100}, {"MulAB", 100, 3136, 1024}, // dense 3136 → 1024
+	{"MulABt", 100, 10, 1024}, {"MulAtB", 10, 1024, 100}, {"MulAB", 100, 1024, 10}, // dense 1024 → 10
+}
+
+func BenchmarkKernelSets(b *testing.B) { benchProducts(b, engineShapes, available) }
+
+// BenchmarkW5Products times each product of a W5 step with the fastest
+// kernel set.
+func BenchmarkW5Products(b *testing.B) { benchProducts(b, w5Shapes, available[:1]) }
+
+// benchProducts times each product of shapes with each kernel set of sets,
+// in GFLOP/s per wall-clock and per CPU second (the latter less distorted
+// by other jobs on a shared machine).
+func benchProducts(b *testing.B, shapes []productShape, sets []*kernelSet) {
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, sh := range engineShapes {
+	for _, sh := range shapes {
 		m, n, k := sh.m, sh.n, sh.k
 		for _, kn := range kernels {
 			if kn.name != sh.kernel {
@@ -330,7 +378,7 @@ func BenchmarkKernelSets(b *testing.B) {
 			a := newStrided(r, ar, ac, 0, false)
 			bm := newStrided(r, br, bc, 0, false)
 			c := newStrided(r, m, n, 0, false)
-			for _, ks := range available {
+			for _, ks := range sets {
 				b.Run(fmt.Sprintf("%s/%s/m=%d/n=%d/k=%d", ks.name, kn.name, m, n, k), func(b *testing.B) {
 					cpu0 := cpuSeconds()
 					withSet(ks, func() {
