@@ -24,8 +24,10 @@ func main() {
 	p("//go:build !purego")
 	p("")
 	p("#include \"textflag.h\"")
-	gemm12xN(2)
-	gemm12xN(1)
+	for _, rows := range []int{12, 8, 4} {
+		gemmRxN(rows, 2)
+		gemmRxN(rows, 1)
+	}
 	gemm1x56()
 	gemm6x8()
 	dot512()
@@ -58,9 +60,9 @@ func aRow(base string, i int) string {
 	panic("row")
 }
 
-// gemm12xN computes tiles row tiles of 12×N entries of C (N = 8·regs, regs
-// 1 or 2), each tile 12 rows below the previous one: for i < mr and j < N
-// with bit j%8 of mask byte j/8 set,
+// gemmRxN computes tiles row tiles of R×N entries of C (R = rows, 12, 8 or
+// 4; N = 8·regs, regs 1 or 2), each tile R rows below the previous one: for
+// i < mr ≤ R and j < N with bit j%8 of mask byte j/8 set,
 //
 //	acc = load ? C[i][j] : 0;  for l < k: acc = fma(A[i][l], B[l][j], acc)
 //	C[i][j] = epilogue(acc)
@@ -69,13 +71,13 @@ func aRow(base string, i int) string {
 // c + i·ldc + j (strides in float64s). flags: 1 load, 2 ReLU epilogue
 // (acc > 0 ? acc : +0, which maps NaN and −0 to +0), 4 mask epilogue
 // (acc·[M[i][j] > 0] with M[i][j] at m + i·ldm + j, a product by 1 or 0). All
-// 12 rows of A must be readable; B, C and M are only touched where the mask
+// R rows of A must be readable; B, C and M are only touched where the mask
 // is set, C and M only in rows skip ≤ i < mr (rows above skip are computed
 // and dropped: an edge tile shifted up over its neighbour's rows). The tile
 // loop keeps its moving bases in the argument slots a, c and m.
-func gemm12xN(regs int) {
-	name := fmt.Sprintf("gemm12x%d", 8*regs)
-	lbl := fmt.Sprintf("g12x%d_", 8*regs)
+func gemmRxN(rows, regs int) {
+	name := fmt.Sprintf("gemm%dx%d", rows, 8*regs)
+	lbl := fmt.Sprintf("g%dx%d_", rows, 8*regs)
 	p(`
 // func %s(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 TEXT ·%s(SB), NOSPLIT, $0-120
@@ -101,13 +103,13 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	MOVQ b+32(FP), R11
 	MOVQ c+48(FP), DI`, name, name, lbl)
 	acc := func(i, q int) int { return regs*i + q }
-	for i := 0; i < 12*regs; i++ {
+	for i := 0; i < rows*regs; i++ {
 		p("\tVPXORQ Z%d, Z%d, Z%d", i, i, i)
 	}
 	p("\tTESTQ $1, flags+80(FP)")
 	p("\tJEQ %sloop_check", lbl)
 	p("\tMOVQ DI, BX")
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %sloop_check", lbl)
@@ -127,7 +129,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	for q := 0; q < regs; q++ {
 		p("\tVMOVUPD.Z %d(R11), K%d, Z%d", 64*q, q+1, 24+q)
 	}
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		base := "R8"
 		if i >= 6 {
 			base = "R15"
@@ -147,7 +149,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	p("\tVPXORQ Z24, Z24, Z24")
 	p("\tTESTQ $2, flags+80(FP)")
 	p("\tJEQ %smask", lbl)
-	for i := 0; i < 12*regs; i++ {
+	for i := 0; i < rows*regs; i++ {
 		p("\tVMAXPD Z24, Z%d, Z%d", i, i)
 	}
 	p("%smask:", lbl)
@@ -158,7 +160,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	p("\tSHLQ $3, AX")
 	p("\tMOVQ $0x3ff0000000000000, CX")
 	p("\tVPBROADCASTQ CX, Z25")
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %sstore", lbl)
@@ -175,7 +177,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 		p("%smask_skip%d:", lbl, i)
 	}
 	p("%sstore:", lbl)
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %snext", lbl)
@@ -188,16 +190,16 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 		}
 		p("%sstore_skip%d:", lbl, i)
 	}
-	// Next tile: a += 12·rsa, c += 12·ldc, m += 12·ldm.
+	// Next tile: a += R·rsa, c += R·ldc, m += R·ldm.
 	p("%snext:", lbl)
 	p("\tMOVQ a+8(FP), R8")
-	p("\tLEAQ (R8)(R13*4), R8")
+	p("\tLEAQ (R8)(%s), R8", map[int]string{12: "R13*4", 8: "R9*8", 4: "R9*4"}[rows])
 	p("\tMOVQ R8, a+8(FP)")
 	p("\tMOVQ SI, AX")
-	p("\tIMULQ $12, AX")
+	p("\tIMULQ $%d, AX", rows)
 	p("\tADDQ AX, c+48(FP)")
 	p("\tMOVQ ldm+96(FP), AX")
-	p("\tIMULQ $96, AX")
+	p("\tIMULQ $%d, AX", 8*rows)
 	p("\tADDQ AX, m+88(FP)")
 	p("\tDECQ tiles+104(FP)")
 	p("\tJNZ %stile", lbl)

@@ -15,6 +15,18 @@ func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64,
 func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 
 //go:noescape
+func gemm8x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm8x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm4x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
@@ -89,25 +101,49 @@ var laneMasks = func() (m [8][8]int64) {
 }()
 
 func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
-	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols, tiles)
+	// An edge tile shifted up over rows its neighbour computes (skip ≥ 4)
+	// runs on the 8- or 4-row kernel from the first multiple of 4 rows it
+	// keeps: the same chains, up to 8 rows fewer of them computed and
+	// dropped (W5's 100-sample batch: 8 rows of 12 in its last tile).
+	kr := 12
+	if tiles == 1 && skip >= 4 {
+		drop := skip / 4 * 4
+		kr -= drop
+		a, c = a[drop*rsa:], c[drop*ldc:]
+		if e.kind == epiMask {
+			e.m = e.m[drop*e.ldm:]
+		}
+		rows, skip = rows-drop, skip-drop
+	}
+	checkTile(k, a, rsa, csa, kr, b, ldb, c, ldc, rows, cols, tiles)
 	flags := b2i(load)
 	var m *float64
 	switch e.kind {
 	case epiReLU:
 		flags |= 2
 	case epiMask:
-		if ((tiles-1)*12+rows-1)*e.ldm+cols > len(e.m) {
+		if ((tiles-1)*kr+rows-1)*e.ldm+cols > len(e.m) {
 			panic("linalg: tile reads past its mask")
 		}
 		flags |= 4
 		m = &e.m[0]
 	}
 	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
-	if cols <= 8 {
-		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
-		return
+	pa, pb, pc := ptr(a), ptrK(b, k), &c[0]
+	switch {
+	case kr == 12 && cols > 8:
+		gemm12x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 12:
+		gemm12x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 8 && cols > 8:
+		gemm8x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 8:
+		gemm8x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case cols > 8:
+		gemm4x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	default:
+		gemm4x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 	}
-	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 }
 
 func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {

@@ -72,6 +72,9 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// MulABt as Cᵀ = B·Aᵀ (swapABt): m = nr, nr + 1 and a partial
 		// sliver for AVX-512 (nr = 16), m = nr + 1 for the generic set (64).
 		{16, 100, 64}, {17, 300, 40}, {33, 250, 70}, {65, 300, 200},
+		// AVX-512's last tile on the 8- and 4-row kernels (m mod 12 in 4…8,
+		// after a first tile) and on the 12-row one (10).
+		{20, 33, 7}, {28, 17, 9}, {22, 9, 130}, {29, 24, 3},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
