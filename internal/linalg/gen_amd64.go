@@ -557,7 +557,9 @@ d2_group_check:
 // multiple of the vector width (the caller does the rest in Go).
 func elementwise() {
 	// ReLU with derivative: dst = z > 0 ? z : 0, dd = z > 0 ? 1 : 0 (GT_OQ:
-	// false for NaN, as in Go's z > 0).
+	// false for NaN, as in Go's z > 0); ReLU alone (reluOnly512); the
+	// product by the indicator, dst = x·[m > 0] (mulPos512: a product by 1 or
+	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN).
 	p(`
 // func relu512(dst, dd, z *float64, n int)
 TEXT ·relu512(SB), NOSPLIT, $0-32
@@ -611,6 +613,53 @@ r2_loop:
 	DECQ CX
 	JNZ r2_loop
 r2_done:
+	VZEROUPPER
+	RET
+
+// func reluOnly512(dst, z *float64, n int)
+TEXT ·reluOnly512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ ro5_done
+	VPXORQ Z30, Z30, Z30
+ro5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z0, K1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ ro5_loop
+ro5_done:
+	VZEROUPPER
+	RET
+
+// func mulPos512(dst, x, m *float64, n int)
+TEXT ·mulPos512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JEQ mp5_done
+	VPXORQ Z30, Z30, Z30
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+mp5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z31, K1, Z1
+	VMULPD (SI), Z1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ mp5_loop
+mp5_done:
 	VZEROUPPER
 	RET
 

@@ -58,6 +58,12 @@ func relu256(dst, dd, z *float64, n int)
 func mul512(dst, x, y *float64, n int)
 
 //go:noescape
+func reluOnly512(dst, z *float64, n int)
+
+//go:noescape
+func mulPos512(dst, x, m *float64, n int)
+
+//go:noescape
 func mul256(dst, x, y *float64, n int)
 
 var avx512Set = &kernelSet{
@@ -70,9 +76,11 @@ var avx512Set = &kernelSet{
 		}
 		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
 	},
-	relu: func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	mul:  func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
-	vec:  8,
+	relu:     func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly: func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
+	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
+	vec:      8,
 }
 
 var avx2Set = &kernelSet{

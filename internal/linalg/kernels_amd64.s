@@ -2535,6 +2535,53 @@ r2_done:
 	VZEROUPPER
 	RET
 
+// func reluOnly512(dst, z *float64, n int)
+TEXT ·reluOnly512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ ro5_done
+	VPXORQ Z30, Z30, Z30
+ro5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z0, K1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ ro5_loop
+ro5_done:
+	VZEROUPPER
+	RET
+
+// func mulPos512(dst, x, m *float64, n int)
+TEXT ·mulPos512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JEQ mp5_done
+	VPXORQ Z30, Z30, Z30
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+mp5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z31, K1, Z1
+	VMULPD (SI), Z1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ mp5_loop
+mp5_done:
+	VZEROUPPER
+	RET
+
 // func mul512(dst, x, y *float64, n int)
 TEXT ·mul512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI

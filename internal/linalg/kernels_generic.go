@@ -35,9 +35,13 @@ type kernelSet struct {
 	dot func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool)
 	// relu and mul process a prefix of their slices whose length is a
 	// multiple of vec (vec = 1: all of them); the driver does the rest.
-	relu func(dst, dd, z []float64)
-	mul  func(dst, x, y []float64)
-	vec  int
+	// reluOnly (ReLU without σ′) and mulPos likewise, when not nil (else
+	// the generic loops do all of it).
+	relu     func(dst, dd, z []float64)
+	reluOnly func(dst, z []float64)
+	mul      func(dst, x, y []float64)
+	mulPos   func(dst, x, m []float64)
+	vec      int
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the
