@@ -33,6 +33,7 @@ func main() {
 	dot512()
 	dot256()
 	elementwise()
+	pool4()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -702,6 +703,143 @@ m2_loop:
 	DECQ CX
 	JNZ m2_loop
 m2_done:
+	VZEROUPPER
+	RET`)
+}
+
+// goMax writes Z<out> = max(Z<x>, Z<y>) lane by lane exactly as Go's max
+// compiles on amd64 (cmd/compile's rewrite of Max64F: −min(−x, −y), with
+// min(x, y) = MINSD(MINSD(x, y), x) | MINSD(x, y)), so that NaN payloads
+// and ±0 come out with Go's bits; Z31 holds the sign bit, t1…t4 are scratch.
+func goMax(x, y, out, t1, t2, t3, t4 int) {
+	p("\tVXORPD Z31, Z%d, Z%d", x, t1)      // −x
+	p("\tVXORPD Z31, Z%d, Z%d", y, t2)      // −y
+	p("\tVMINPD Z%d, Z%d, Z%d", t2, t1, t3) // m = −x < −y ? −x : −y
+	p("\tVMINPD Z%d, Z%d, Z%d", t1, t3, t4) // m < −x ? m : −x
+	p("\tVORPD Z%d, Z%d, Z%d", t3, t4, t4)  // | m
+	p("\tVXORPD Z31, Z%d, Z%d", t4, out)    // −(…)
+}
+
+// pool4 writes max4x512 and unpool4x512, the AVX-512 versions of
+// max4Generic and unpool4Generic (2×2 max pooling, forward and backward,
+// on 4 windows' channel vectors): n/8 full chunks, then the lanes of tail.
+func pool4() {
+	p(`
+// func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
+TEXT ·max4x512(SB), NOSPLIT, $0-64
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	MOVQ $0x8000000000000000, AX
+	VPBROADCASTQ AX, Z31
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z30
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z28
+	TESTQ CX, CX
+	JEQ mx4_tail
+mx4_loop:
+	VMOVUPD (R8), Z0
+	VMOVUPD (R9), Z1
+	VMOVUPD (R10), Z2
+	VMOVUPD (R11), Z3`)
+	max4Body := func() {
+		goMax(0, 1, 4, 10, 11, 12, 13)
+		goMax(2, 3, 5, 10, 11, 12, 13)
+		goMax(4, 5, 6, 10, 11, 12, 13)
+		// arg = a ≠ v ? (b ≠ v ? (c ≠ v ? 3 : 2) : 1) : 0 (NEQ_UQ: true
+		// for NaN, as Go's !=).
+		p("\tVCMPPD $4, Z6, Z0, K1")
+		p("\tVCMPPD $4, Z6, Z1, K2")
+		p("\tVCMPPD $4, Z6, Z2, K3")
+		p("\tVBLENDMPD Z28, Z29, K3, Z7")
+		p("\tVBLENDMPD Z7, Z30, K2, Z8")
+		p("\tVMOVUPD.Z Z8, K1, Z9")
+	}
+	max4Body()
+	p(`	VMOVUPD Z6, (DI)
+	VMOVUPD Z9, (SI)
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ mx4_loop
+mx4_tail:
+	KORTESTW K7, K7
+	JEQ mx4_done
+	VMOVUPD.Z (R8), K7, Z0
+	VMOVUPD.Z (R9), K7, Z1
+	VMOVUPD.Z (R10), K7, Z2
+	VMOVUPD.Z (R11), K7, Z3`)
+	max4Body()
+	p(`	VMOVUPD Z6, K7, (DI)
+	VMOVUPD Z9, K7, (SI)
+mx4_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x512(q0, q1, q2, q3, grad, arg *float64, n int, tail uint64)
+TEXT ·unpool4x512(SB), NOSPLIT, $0-64
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	VPXORQ Z27, Z27, Z27
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z28
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z30
+	TESTQ CX, CX
+	JEQ up4_tail
+up4_loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD (SI), Z1`)
+	unpoolBody := func(store string) {
+		// q_k = arg = k ? g : +0 (EQ_OQ)
+		for q := 0; q < 4; q++ {
+			p("\tVCMPPD $0, Z%d, Z1, K%d", 27+q, q+1)
+			p("\tVMOVUPD.Z Z0, K%d, Z%d", q+1, 2+q)
+		}
+		for q, r := range []string{"R8", "R9", "R10", "R11"} {
+			p("\tVMOVUPD Z%d, %s(%s)", 2+q, store, r)
+		}
+	}
+	unpoolBody("")
+	p(`	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ up4_loop
+up4_tail:
+	KORTESTW K7, K7
+	JEQ up4_done
+	VMOVUPD.Z (DI), K7, Z0
+	VMOVUPD.Z (SI), K7, Z1`)
+	unpoolBody("K7, ")
+	p(`up4_done:
 	VZEROUPPER
 	RET`)
 }

@@ -61,6 +61,12 @@ func mul512(dst, x, y *float64, n int)
 func reluOnly512(dst, z *float64, n int)
 
 //go:noescape
+func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
+
+//go:noescape
+func unpool4x512(q0, q1, q2, q3, grad, arg *float64, n int, tail uint64)
+
+//go:noescape
 func mulPos512(dst, x, m *float64, n int)
 
 //go:noescape
@@ -81,6 +87,12 @@ var avx512Set = &kernelSet{
 	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
 	vec:      8,
+	max4: func(y, arg, p0, p1, p2, p3 []float64) {
+		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
+	},
+	unpool4: func(q0, q1, q2, q3, g, arg []float64) {
+		unpool4x512(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), len(g), 1<<(len(g)%8)-1)
+	},
 }
 
 var avx2Set = &kernelSet{

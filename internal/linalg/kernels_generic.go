@@ -42,6 +42,10 @@ type kernelSet struct {
 	mul      func(dst, x, y []float64)
 	mulPos   func(dst, x, m []float64)
 	vec      int
+	// max4 and unpool4, when not nil, are Max4 and Unpool4 on the whole
+	// slices (else max4Generic and unpool4Generic).
+	max4    func(y, arg, p0, p1, p2, p3 []float64)
+	unpool4 func(q0, q1, q2, q3, g, arg []float64)
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the
