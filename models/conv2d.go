@@ -126,12 +126,8 @@ func (l *conv2d) col2im(gcol, gIn []float64, n int) {
 				}
 				row := gcol[((i*l.ho+oh)*l.wo+ow)*win:][:win]
 				for a := alo; a < ahi; a++ {
-					src := row[a*kc+blo*l.cin : a*kc+bhi*l.cin]
 					s := ((r0+a)*l.w+c0)*l.cin + blo*l.cin
-					dst := g[s : s+len(src)]
-					for j, v := range src {
-						dst[j] += v
-					}
+					linalg.Add(g[s:], row[a*kc+blo*l.cin:a*kc+bhi*l.cin])
 				}
 			}
 		}
@@ -167,20 +163,16 @@ func (l *conv2d) backward(p, _, gOut, gIn, gp, aux, scratch []float64, n int) {
 // addBias adds b to every row of m (len(m) a multiple of len(b)).
 func addBias(m, b []float64) {
 	for r := 0; r < len(m); r += len(b) {
-		row := m[r : r+len(b)]
-		for j := range row {
-			row[j] += b[j]
-		}
+		linalg.Add(m[r:r+len(b)], b)
 	}
 }
 
-// sumRows sets dst to the sum of the rows of m, each of len(dst).
+// sumRows sets dst to the sum of the rows of m, each of len(dst), added
+// in row order.
 func sumRows(dst, m []float64) {
 	clear(dst)
 	for r := 0; r < len(m); r += len(dst) {
-		for j, v := range m[r : r+len(dst)] {
-			dst[j] += v
-		}
+		linalg.Add(dst, m[r:r+len(dst)])
 	}
 }
 

@@ -49,6 +49,22 @@ func Mul(dst, x, y []float64) {
 	mulGeneric(dst[v:], x[v:], y[v:])
 }
 
+// Add sets dst[i] += x[i] (each entry one addition: the same values as a
+// plain loop); dst must be at least as long as x.
+func Add(dst, x []float64) {
+	ks := active()
+	n := len(x)
+	dst = dst[:n]
+	v := 0
+	if ks.add != nil {
+		v = n / ks.vec * ks.vec
+		if v > 0 {
+			ks.add(dst[:v], x[:v])
+		}
+	}
+	addGeneric(dst[v:], x[v:])
+}
+
 // MulPos sets dst[i] = x[i]·[m[i] > 0] (a product by 1 or 0: the backward
 // pass of a ReLU whose input or output is m); dst and m must be at least as
 // long as x.

@@ -560,7 +560,7 @@ func elementwise() {
 	// ReLU with derivative: dst = z > 0 ? z : 0, dd = z > 0 ? 1 : 0 (GT_OQ:
 	// false for NaN, as in Go's z > 0); ReLU alone (reluOnly512); the
 	// product by the indicator, dst = x·[m > 0] (mulPos512: a product by 1 or
-	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN).
+	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN); dst += x (add512).
 	p(`
 // func relu512(dst, dd, z *float64, n int)
 TEXT ·relu512(SB), NOSPLIT, $0-32
@@ -661,6 +661,25 @@ mp5_loop:
 	DECQ CX
 	JNZ mp5_loop
 mp5_done:
+	VZEROUPPER
+	RET
+
+// func add512(dst, x *float64, n int)
+TEXT ·add512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ a5_done
+a5_loop:
+	VMOVUPD (DI), Z0
+	VADDPD (SI), Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ a5_loop
+a5_done:
 	VZEROUPPER
 	RET
 

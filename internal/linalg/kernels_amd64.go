@@ -61,6 +61,9 @@ func mul512(dst, x, y *float64, n int)
 func reluOnly512(dst, z *float64, n int)
 
 //go:noescape
+func add512(dst, x *float64, n int)
+
+//go:noescape
 func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
 
 //go:noescape
@@ -86,6 +89,7 @@ var avx512Set = &kernelSet{
 	reluOnly: func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
 	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:      func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
 	vec:      8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)

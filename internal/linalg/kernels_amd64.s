@@ -2582,6 +2582,25 @@ mp5_done:
 	VZEROUPPER
 	RET
 
+// func add512(dst, x *float64, n int)
+TEXT ·add512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ a5_done
+a5_loop:
+	VMOVUPD (DI), Z0
+	VADDPD (SI), Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ a5_loop
+a5_done:
+	VZEROUPPER
+	RET
+
 // func mul512(dst, x, y *float64, n int)
 TEXT ·mul512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI

@@ -263,7 +263,7 @@ func requireSameBits(t *testing.T, want, got []float64, name string) {
 	}
 }
 
-// TestElementwise checks ReLU, Mul and MulPos of every set against their
+// TestElementwise checks ReLU, Mul, MulPos and Add of every set against their
 // definitions, on the special values (±0, ±Inf, NaN, subnormals) and at
 // every length modulo the vector width.
 func TestElementwise(t *testing.T) {
@@ -294,6 +294,8 @@ func TestElementwise(t *testing.T) {
 			masked := make([]float64, n+1)
 			masked[n] = sentinel
 			withSet(ks, func() { MulPos(masked, y, z) })
+			sum := append(append([]float64(nil), y...), sentinel)
+			withSet(ks, func() { Add(sum, z) })
 			for i, v := range z {
 				want, wantD := 0.0, 0.0
 				if v > 0 {
@@ -303,6 +305,11 @@ func TestElementwise(t *testing.T) {
 				require.Equal(t, math.Float64bits(want), math.Float64bits(dst2[i]), "%s ReLU(%v) without σ′", ks.name, v)
 				require.Equal(t, wantD, dd[i], "%s ReLU′(%v)", ks.name, v)
 				require.Equal(t, math.Float64bits(y[i]*wantD), math.Float64bits(masked[i]), "%s %v·[%v > 0]", ks.name, y[i], v)
+				if s := y[i] + v; !math.IsNaN(s) {
+					require.Equal(t, math.Float64bits(s), math.Float64bits(sum[i]), "%s %v + %v", ks.name, y[i], v)
+				} else {
+					require.True(t, math.IsNaN(sum[i]), "%s %v + %v", ks.name, y[i], v)
+				}
 				if p := v * y[i]; math.IsNaN(p) {
 					require.True(t, math.IsNaN(prod[i]))
 				} else {
@@ -313,6 +320,7 @@ func TestElementwise(t *testing.T) {
 			require.Equal(t, sentinel, dd[n], "ReLU wrote past z")
 			require.Equal(t, sentinel, prod[n], "Mul wrote past x")
 			require.Equal(t, sentinel, masked[n], "MulPos wrote past x")
+			require.Equal(t, sentinel, sum[n], "Add wrote past x")
 		}
 	}
 }
