@@ -62,21 +62,25 @@ func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		// Cᵀ = B·Aᵀ: B's rows are the broadcast operand, Aᵀ (k×m) is
 		// packed instead of Bᵀ, and Cᵀ goes through the buffer. The entries
 		// are the same chains (fma(a, b, c) = fma(b, a, c) exactly).
-		buf := j.grow(m*k + m*n)
-		at, ct := buf[:m*k], buf[m*k:]
-		transpose(at, m, a, lda, m, k)
+		// Rows of Aᵀ padded to whole cache lines, so that a sliver's row
+		// is never split over three of them (W5: m = 100, 800 bytes).
+		ld := alignedLd(m)
+		buf := j.grow(ld*k + m*n)
+		at, ct := buf[:ld*k], buf[ld*k:]
+		transpose(at, ld, a, lda, m, k)
 		if accumulate {
 			transpose(ct, m, c, ldc, m, n)
 		}
-		j.mul(n, m, k, b, ldb, 1, at, m, ct, m, accumulate, e)
+		j.mul(n, m, k, b, ldb, 1, at, ld, ct, m, accumulate, e)
 		transpose(c, ldc, ct, m, n, m)
 		putJob(j)
 		return
 	}
 	// Chain order needs B with unit column stride: pack Bᵀ (k×n).
-	bt := j.grow(k * n)
-	transpose(bt, n, b, ldb, n, k)
-	j.mul(m, n, k, a, lda, 1, bt, n, c, ldc, accumulate, e)
+	ld := alignedLd(n)
+	bt := j.grow(k * ld)
+	transpose(bt, ld, b, ldb, n, k)
+	j.mul(m, n, k, a, lda, 1, bt, ld, c, ldc, accumulate, e)
 	putJob(j)
 }
 
@@ -90,6 +94,12 @@ func mulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 func swapABt(ks *kernelSet, m, n, k int) bool {
 	return m >= ks.nr && float64(m)*float64(k+2*n) < float64(n)*float64(k)
 }
+
+// alignedLd is the row stride of a packed matrix of n columns: n rounded
+// up to a whole number of 64-byte cache lines (8 doubles), so that the
+// kernels' 8- and 16-column slivers of a row stay in one or two lines when
+// the buffer starts on a line (Go's large allocations start on a page).
+func alignedLd(n int) int { return (n + 7) &^ 7 }
 
 // transposeBlock is the side of the square blocks transpose copies: 32×32
 // doubles of source and destination (16 KiB) stay in L1 while a block is
