@@ -71,8 +71,11 @@ func (l *conv2d) numParams() int {
 	return l.nw()
 }
 
-func (l *conv2d) auxSize() int     { return l.ho * l.wo * l.window() }
-func (l *conv2d) scratchSize() int { return l.ho * l.wo * l.window() }
+func (l *conv2d) auxSize() int { return l.ho * l.wo * l.window() }
+
+// scratchSize holds a sample's ∂col in the backward pass and Wᵀ in the
+// forward pass (n ≥ 1 samples' worth).
+func (l *conv2d) scratchSize() int { return max(l.ho*l.wo, l.cout) * l.window() }
 
 // span returns, for output coordinate o along an axis of n inputs with
 // padding p, the first input coordinate of the window and the range
@@ -168,15 +171,30 @@ func (l *conv2d) blockSamples() int {
 // forward runs im2col and out = col·Wᵀ block of samples by block: every
 // row of the product is the same chain whatever the other rows, so the
 // blocks give the bits of one product over the whole batch.
-func (l *conv2d) forward(p, in, out, aux, _ []float64, n int) {
+//
+// Wᵀ is packed once (into scratch) for all blocks, and each block's
+// product is col·(Wᵀ) by MulAB, the chains MulABt would compute after
+// packing it again for every block; with one filter (Cout = 1) MulABt is
+// a matrix times a vector, in its own lane order, and runs as such.
+func (l *conv2d) forward(p, in, out, aux, scratch []float64, n int) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
+	w := p[:l.nw()]
+	var wt []float64
+	if l.cout > 1 {
+		wt = scratch[:l.nw()]
+		linalg.Transpose(wt, l.cout, w, win, l.cout, win)
+	}
 	for s0, bs := 0, l.blockSamples(); s0 < n; s0 += bs {
 		nb := min(bs, n-s0)
 		rows := nb * per
 		col := aux[s0*per*win : (s0*per+rows)*win]
 		y := out[s0*per*l.cout : (s0*per+rows)*l.cout]
 		l.im2col(in[s0*in0:], col, nb)
-		linalg.MulABt(rows, l.cout, win, col, win, p[:l.nw()], win, y, l.cout, false)
+		if wt == nil {
+			linalg.MulABt(rows, l.cout, win, col, win, w, win, y, l.cout, false)
+		} else {
+			linalg.MulAB(rows, l.cout, win, col, win, wt, l.cout, y, l.cout, false)
+		}
 		if l.bias {
 			addBias(y, p[l.nw():])
 		}

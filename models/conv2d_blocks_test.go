@@ -9,10 +9,18 @@ import (
 // TestConv2DBlocksBitIdentical: running the conv layers one sample at a
 // time (blocks of 1) gives the outputs, the im2col matrices, the parameter
 // gradient and the input gradient of one block over the whole batch, bit
-// for bit (the weight gradient's chains continue across blocks).
+// for bit (the weight gradient's chains continue across blocks); with
+// several filters (the forward product on Wᵀ packed once) and with one
+// (a matrix times a vector).
 func TestConv2DBlocksBitIdentical(t *testing.T) {
+	for _, spec := range []string{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", "cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias"} {
+		t.Run(spec, func(t *testing.T) { testConv2DBlocks(t, spec) })
+	}
+}
+
+func testConv2DBlocks(t *testing.T, spec string) {
 	const n = 5
-	m, err := Parse("cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", 9*7*2)
+	m, err := Parse(spec, 9*7*2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,18 @@ func alignedLd(n int) int { return (n + 7) &^ 7 }
 // the TLB) on every write.
 const transposeBlock = 32
 
+// Transpose writes the transpose of the rows×cols matrix src (stride lds)
+// into dst (cols×rows, stride ldd), block by block: a copy of the values.
+func Transpose(dst []float64, ldd int, src []float64, lds, rows, cols int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if (rows-1)*lds+cols > len(src) || (cols-1)*ldd+rows > len(dst) {
+		panic("linalg: Transpose past its operands")
+	}
+	transpose(dst, ldd, src, lds, rows, cols)
+}
+
 // transpose writes the transpose of the rows×cols matrix src (stride lds)
 // into dst (cols×rows, stride ldd), block by block. It copies: the values,
 // and so every product's bits, are those of a plain loop.
