@@ -2,8 +2,9 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
 )
 
 // maxPool2dSize bounds the pooling window so that a max pool's argmax
@@ -107,28 +108,13 @@ func (l *pool2d) maxWindowAny(x []float64, oh, ow int, y, arg []float64) {
 	}
 }
 
-// maxWindow2 is maxWindow for 2×2 windows (LL's pooling) in one pass over
-// the channels, without branches: ReLU's zeros make the comparisons of a
-// running maximum unpredictable.
+// maxWindow2 is maxWindow for 2×2 windows (LL's pooling): linalg.Max4 on
+// the four positions' channel vectors, without branches (ReLU's zeros make
+// the comparisons of a running maximum unpredictable) and with AVX-512
+// where the CPU has it.
 func (l *pool2d) maxWindow2(x []float64, oh, ow int, y, arg []float64) {
 	r, c := 2*oh, 2*ow
-	p00, p01 := l.in(x, r, c), l.in(x, r, c+1)
-	p10, p11 := l.in(x, r+1, c), l.in(x, r+1, c+1)
-	p01, p10, p11 = p01[:len(p00)], p10[:len(p00)], p11[:len(p00)]
-	y, arg = y[:len(p00)], arg[:len(p00)]
-	for k, a := range p00 {
-		b, c, d := p01[k], p10[k], p11[k]
-		v := max(max(a, b), max(c, d))
-		y[k], arg[k] = v, float64(ne(a, v)*(1+ne(b, v)*(1+ne(c, v))))
-	}
-}
-
-// ne is 1 if x ≠ y, else 0 (compiled without a branch).
-func ne(x, y float64) int {
-	if x != y {
-		return 1
-	}
-	return 0
+	linalg.Max4(y, arg, l.in(x, r, c), l.in(x, r, c+1), l.in(x, r+1, c), l.in(x, r+1, c+1))
 }
 
 func (l *pool2d) backward(_, _, gOut, gIn, _, aux, _ []float64, n int) {
@@ -184,23 +170,10 @@ func (l *pool2d) backwardMax2(gOut, gIn, aux []float64, n int) {
 			for ow := 0; ow < wo; ow++ {
 				o := i*out0 + (oh*wo+ow)*l.ch
 				gy, arg := gOut[o:o+l.ch], aux[o:o+l.ch]
-				q00, q01 := l.in(g, 2*oh, 2*ow), l.in(g, 2*oh, 2*ow+1)
-				q10, q11 := l.in(g, 2*oh+1, 2*ow), l.in(g, 2*oh+1, 2*ow+1)
-				q00, q01, q10, q11 = q00[:len(gy)], q01[:len(gy)], q10[:len(gy)], q11[:len(gy)]
-				arg = arg[:len(gy)]
-				for c, v := range gy {
-					j := int(arg[c])
-					q00[c], q01[c] = keepIf(v, j, 0), keepIf(v, j, 1)
-					q10[c], q11[c] = keepIf(v, j, 2), keepIf(v, j, 3)
-				}
+				linalg.Unpool4(l.in(g, 2*oh, 2*ow), l.in(g, 2*oh, 2*ow+1), l.in(g, 2*oh+1, 2*ow), l.in(g, 2*oh+1, 2*ow+1), gy, arg)
 			}
 		}
 	}
-}
-
-// keepIf returns v if j = k, else +0, by masking v's bits (no branch).
-func keepIf(v float64, j, k int) float64 {
-	return math.Float64frombits(math.Float64bits(v) & -uint64(1-ne(float64(j), float64(k))))
 }
 
 func (l *pool2d) degree(d multiDegree, _ int) multiDegree { return d }

@@ -20,12 +20,17 @@ func ReLU(dst, dd, z []float64) {
 	ks := active()
 	n := len(z)
 	dst = dst[:n]
+	v := n / ks.vec * ks.vec
 	if dd == nil {
-		reluGeneric(dst, nil, z)
+		if ks.reluOnly == nil {
+			v = 0
+		} else if v > 0 {
+			ks.reluOnly(dst[:v], z[:v])
+		}
+		reluGeneric(dst[v:], nil, z[v:])
 		return
 	}
 	dd = dd[:n]
-	v := n / ks.vec * ks.vec
 	if v > 0 {
 		ks.relu(dst[:v], dd[:v], z[:v])
 	}
@@ -44,10 +49,35 @@ func Mul(dst, x, y []float64) {
 	mulGeneric(dst[v:], x[v:], y[v:])
 }
 
+// Add sets dst[i] += x[i] (each entry one addition: the same values as a
+// plain loop); dst must be at least as long as x.
+func Add(dst, x []float64) {
+	ks := active()
+	n := len(x)
+	dst = dst[:n]
+	v := 0
+	if ks.add != nil {
+		v = n / ks.vec * ks.vec
+		if v > 0 {
+			ks.add(dst[:v], x[:v])
+		}
+	}
+	addGeneric(dst[v:], x[v:])
+}
+
 // MulPos sets dst[i] = x[i]·[m[i] > 0] (a product by 1 or 0: the backward
 // pass of a ReLU whose input or output is m); dst and m must be at least as
 // long as x.
 func MulPos(dst, x, m []float64) {
+	ks := active()
 	n := len(x)
-	mulPosGeneric(dst[:n], x, m[:n])
+	dst, m = dst[:n], m[:n]
+	v := 0
+	if ks.mulPos != nil {
+		v = n / ks.vec * ks.vec
+		if v > 0 {
+			ks.mulPos(dst[:v], x[:v], m[:v])
+		}
+	}
+	mulPosGeneric(dst[v:], x[v:], m[v:])
 }

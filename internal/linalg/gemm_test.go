@@ -213,3 +213,27 @@ func BenchmarkKernels(b *testing.B) {
 		}
 	}
 }
+
+// TestTranspose checks Transpose on shapes around its 32×32 blocks, with
+// strides past the rows, and that short operands panic.
+func TestTranspose(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, sh := range [][2]int{{1, 1}, {1, 40}, {33, 1}, {31, 32}, {64, 65}, {70, 33}} {
+		rows, cols := sh[0], sh[1]
+		src := newStrided(r, rows, cols, 3, false)
+		dst := newStrided(r, cols, rows, 2, false)
+		Transpose(dst.data, dst.ld, src.data, src.ld, rows, cols)
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				require.Equal(t, src.at(i, j), dst.at(j, i), "%v: [%d][%d]", sh, i, j)
+			}
+		}
+		for j := 0; j < cols; j++ {
+			for i := rows; i < dst.ld && j*dst.ld+i < len(dst.data); i++ {
+				require.Equal(t, sentinel, dst.data[j*dst.ld+i], "%v: padding written", sh)
+			}
+		}
+		require.Panics(t, func() { Transpose(dst.data[:len(dst.data)-1], dst.ld, src.data, src.ld, rows, cols) })
+		require.Panics(t, func() { Transpose(dst.data, dst.ld, src.data[:len(src.data)-1], src.ld, rows, cols) })
+	}
+}

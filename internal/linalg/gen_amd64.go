@@ -24,13 +24,16 @@ func main() {
 	p("//go:build !purego")
 	p("")
 	p("#include \"textflag.h\"")
-	gemm12xN(2)
-	gemm12xN(1)
+	for _, rows := range []int{12, 8, 4} {
+		gemmRxN(rows, 2)
+		gemmRxN(rows, 1)
+	}
 	gemm1x56()
 	gemm6x8()
 	dot512()
 	dot256()
 	elementwise()
+	pool4()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,9 +61,9 @@ func aRow(base string, i int) string {
 	panic("row")
 }
 
-// gemm12xN computes tiles row tiles of 12×N entries of C (N = 8·regs, regs
-// 1 or 2), each tile 12 rows below the previous one: for i < mr and j < N
-// with bit j%8 of mask byte j/8 set,
+// gemmRxN computes tiles row tiles of R×N entries of C (R = rows, 12, 8 or
+// 4; N = 8·regs, regs 1 or 2), each tile R rows below the previous one: for
+// i < mr ≤ R and j < N with bit j%8 of mask byte j/8 set,
 //
 //	acc = load ? C[i][j] : 0;  for l < k: acc = fma(A[i][l], B[l][j], acc)
 //	C[i][j] = epilogue(acc)
@@ -69,13 +72,13 @@ func aRow(base string, i int) string {
 // c + i·ldc + j (strides in float64s). flags: 1 load, 2 ReLU epilogue
 // (acc > 0 ? acc : +0, which maps NaN and −0 to +0), 4 mask epilogue
 // (acc·[M[i][j] > 0] with M[i][j] at m + i·ldm + j, a product by 1 or 0). All
-// 12 rows of A must be readable; B, C and M are only touched where the mask
+// R rows of A must be readable; B, C and M are only touched where the mask
 // is set, C and M only in rows skip ≤ i < mr (rows above skip are computed
 // and dropped: an edge tile shifted up over its neighbour's rows). The tile
 // loop keeps its moving bases in the argument slots a, c and m.
-func gemm12xN(regs int) {
-	name := fmt.Sprintf("gemm12x%d", 8*regs)
-	lbl := fmt.Sprintf("g12x%d_", 8*regs)
+func gemmRxN(rows, regs int) {
+	name := fmt.Sprintf("gemm%dx%d", rows, 8*regs)
+	lbl := fmt.Sprintf("g%dx%d_", rows, 8*regs)
 	p(`
 // func %s(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 TEXT ·%s(SB), NOSPLIT, $0-120
@@ -101,13 +104,13 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	MOVQ b+32(FP), R11
 	MOVQ c+48(FP), DI`, name, name, lbl)
 	acc := func(i, q int) int { return regs*i + q }
-	for i := 0; i < 12*regs; i++ {
+	for i := 0; i < rows*regs; i++ {
 		p("\tVPXORQ Z%d, Z%d, Z%d", i, i, i)
 	}
 	p("\tTESTQ $1, flags+80(FP)")
 	p("\tJEQ %sloop_check", lbl)
 	p("\tMOVQ DI, BX")
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %sloop_check", lbl)
@@ -127,7 +130,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	for q := 0; q < regs; q++ {
 		p("\tVMOVUPD.Z %d(R11), K%d, Z%d", 64*q, q+1, 24+q)
 	}
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		base := "R8"
 		if i >= 6 {
 			base = "R15"
@@ -147,7 +150,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	p("\tVPXORQ Z24, Z24, Z24")
 	p("\tTESTQ $2, flags+80(FP)")
 	p("\tJEQ %smask", lbl)
-	for i := 0; i < 12*regs; i++ {
+	for i := 0; i < rows*regs; i++ {
 		p("\tVMAXPD Z24, Z%d, Z%d", i, i)
 	}
 	p("%smask:", lbl)
@@ -158,7 +161,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 	p("\tSHLQ $3, AX")
 	p("\tMOVQ $0x3ff0000000000000, CX")
 	p("\tVPBROADCASTQ CX, Z25")
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %sstore", lbl)
@@ -175,7 +178,7 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 		p("%smask_skip%d:", lbl, i)
 	}
 	p("%sstore:", lbl)
-	for i := 0; i < 12; i++ {
+	for i := 0; i < rows; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
 			p("\tJLE %snext", lbl)
@@ -188,16 +191,16 @@ TEXT ·%s(SB), NOSPLIT, $0-120
 		}
 		p("%sstore_skip%d:", lbl, i)
 	}
-	// Next tile: a += 12·rsa, c += 12·ldc, m += 12·ldm.
+	// Next tile: a += R·rsa, c += R·ldc, m += R·ldm.
 	p("%snext:", lbl)
 	p("\tMOVQ a+8(FP), R8")
-	p("\tLEAQ (R8)(R13*4), R8")
+	p("\tLEAQ (R8)(%s), R8", map[int]string{12: "R13*4", 8: "R9*8", 4: "R9*4"}[rows])
 	p("\tMOVQ R8, a+8(FP)")
 	p("\tMOVQ SI, AX")
-	p("\tIMULQ $12, AX")
+	p("\tIMULQ $%d, AX", rows)
 	p("\tADDQ AX, c+48(FP)")
 	p("\tMOVQ ldm+96(FP), AX")
-	p("\tIMULQ $96, AX")
+	p("\tIMULQ $%d, AX", 8*rows)
 	p("\tADDQ AX, m+88(FP)")
 	p("\tDECQ tiles+104(FP)")
 	p("\tJNZ %stile", lbl)
@@ -555,7 +558,9 @@ d2_group_check:
 // multiple of the vector width (the caller does the rest in Go).
 func elementwise() {
 	// ReLU with derivative: dst = z > 0 ? z : 0, dd = z > 0 ? 1 : 0 (GT_OQ:
-	// false for NaN, as in Go's z > 0).
+	// false for NaN, as in Go's z > 0); ReLU alone (reluOnly512); the
+	// product by the indicator, dst = x·[m > 0] (mulPos512: a product by 1 or
+	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN); dst += x (add512).
 	p(`
 // func relu512(dst, dd, z *float64, n int)
 TEXT ·relu512(SB), NOSPLIT, $0-32
@@ -612,6 +617,72 @@ r2_done:
 	VZEROUPPER
 	RET
 
+// func reluOnly512(dst, z *float64, n int)
+TEXT ·reluOnly512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ ro5_done
+	VPXORQ Z30, Z30, Z30
+ro5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z0, K1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ ro5_loop
+ro5_done:
+	VZEROUPPER
+	RET
+
+// func mulPos512(dst, x, m *float64, n int)
+TEXT ·mulPos512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JEQ mp5_done
+	VPXORQ Z30, Z30, Z30
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+mp5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z31, K1, Z1
+	VMULPD (SI), Z1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ mp5_loop
+mp5_done:
+	VZEROUPPER
+	RET
+
+// func add512(dst, x *float64, n int)
+TEXT ·add512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ a5_done
+a5_loop:
+	VMOVUPD (DI), Z0
+	VADDPD (SI), Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ a5_loop
+a5_done:
+	VZEROUPPER
+	RET
+
 // func mul512(dst, x, y *float64, n int)
 TEXT ·mul512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -651,6 +722,143 @@ m2_loop:
 	DECQ CX
 	JNZ m2_loop
 m2_done:
+	VZEROUPPER
+	RET`)
+}
+
+// goMax writes Z<out> = max(Z<x>, Z<y>) lane by lane exactly as Go's max
+// compiles on amd64 (cmd/compile's rewrite of Max64F: −min(−x, −y), with
+// min(x, y) = MINSD(MINSD(x, y), x) | MINSD(x, y)), so that NaN payloads
+// and ±0 come out with Go's bits; Z31 holds the sign bit, t1…t4 are scratch.
+func goMax(x, y, out, t1, t2, t3, t4 int) {
+	p("\tVXORPD Z31, Z%d, Z%d", x, t1)      // −x
+	p("\tVXORPD Z31, Z%d, Z%d", y, t2)      // −y
+	p("\tVMINPD Z%d, Z%d, Z%d", t2, t1, t3) // m = −x < −y ? −x : −y
+	p("\tVMINPD Z%d, Z%d, Z%d", t1, t3, t4) // m < −x ? m : −x
+	p("\tVORPD Z%d, Z%d, Z%d", t3, t4, t4)  // | m
+	p("\tVXORPD Z31, Z%d, Z%d", t4, out)    // −(…)
+}
+
+// pool4 writes max4x512 and unpool4x512, the AVX-512 versions of
+// max4Generic and unpool4Generic (2×2 max pooling, forward and backward,
+// on 4 windows' channel vectors): n/8 full chunks, then the lanes of tail.
+func pool4() {
+	p(`
+// func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
+TEXT ·max4x512(SB), NOSPLIT, $0-64
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	MOVQ $0x8000000000000000, AX
+	VPBROADCASTQ AX, Z31
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z30
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z28
+	TESTQ CX, CX
+	JEQ mx4_tail
+mx4_loop:
+	VMOVUPD (R8), Z0
+	VMOVUPD (R9), Z1
+	VMOVUPD (R10), Z2
+	VMOVUPD (R11), Z3`)
+	max4Body := func() {
+		goMax(0, 1, 4, 10, 11, 12, 13)
+		goMax(2, 3, 5, 10, 11, 12, 13)
+		goMax(4, 5, 6, 10, 11, 12, 13)
+		// arg = a ≠ v ? (b ≠ v ? (c ≠ v ? 3 : 2) : 1) : 0 (NEQ_UQ: true
+		// for NaN, as Go's !=).
+		p("\tVCMPPD $4, Z6, Z0, K1")
+		p("\tVCMPPD $4, Z6, Z1, K2")
+		p("\tVCMPPD $4, Z6, Z2, K3")
+		p("\tVBLENDMPD Z28, Z29, K3, Z7")
+		p("\tVBLENDMPD Z7, Z30, K2, Z8")
+		p("\tVMOVUPD.Z Z8, K1, Z9")
+	}
+	max4Body()
+	p(`	VMOVUPD Z6, (DI)
+	VMOVUPD Z9, (SI)
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ mx4_loop
+mx4_tail:
+	KORTESTW K7, K7
+	JEQ mx4_done
+	VMOVUPD.Z (R8), K7, Z0
+	VMOVUPD.Z (R9), K7, Z1
+	VMOVUPD.Z (R10), K7, Z2
+	VMOVUPD.Z (R11), K7, Z3`)
+	max4Body()
+	p(`	VMOVUPD Z6, K7, (DI)
+	VMOVUPD Z9, K7, (SI)
+mx4_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x512(q0, q1, q2, q3, grad, arg *float64, n int, tail uint64)
+TEXT ·unpool4x512(SB), NOSPLIT, $0-64
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	VPXORQ Z27, Z27, Z27
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z28
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z30
+	TESTQ CX, CX
+	JEQ up4_tail
+up4_loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD (SI), Z1`)
+	unpoolBody := func(store string) {
+		// q_k = arg = k ? g : +0 (EQ_OQ)
+		for q := 0; q < 4; q++ {
+			p("\tVCMPPD $0, Z%d, Z1, K%d", 27+q, q+1)
+			p("\tVMOVUPD.Z Z0, K%d, Z%d", q+1, 2+q)
+		}
+		for q, r := range []string{"R8", "R9", "R10", "R11"} {
+			p("\tVMOVUPD Z%d, %s(%s)", 2+q, store, r)
+		}
+	}
+	unpoolBody("")
+	p(`	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ up4_loop
+up4_tail:
+	KORTESTW K7, K7
+	JEQ up4_done
+	VMOVUPD.Z (DI), K7, Z0
+	VMOVUPD.Z (SI), K7, Z1`)
+	unpoolBody("K7, ")
+	p(`up4_done:
 	VZEROUPPER
 	RET`)
 }

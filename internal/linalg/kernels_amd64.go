@@ -15,6 +15,18 @@ func gemm12x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64,
 func gemm12x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
 
 //go:noescape
+func gemm8x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm8x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm4x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
+func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+
+//go:noescape
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
@@ -46,6 +58,21 @@ func relu256(dst, dd, z *float64, n int)
 func mul512(dst, x, y *float64, n int)
 
 //go:noescape
+func reluOnly512(dst, z *float64, n int)
+
+//go:noescape
+func add512(dst, x *float64, n int)
+
+//go:noescape
+func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
+
+//go:noescape
+func unpool4x512(q0, q1, q2, q3, grad, arg *float64, n int, tail uint64)
+
+//go:noescape
+func mulPos512(dst, x, m *float64, n int)
+
+//go:noescape
 func mul256(dst, x, y *float64, n int)
 
 var avx512Set = &kernelSet{
@@ -58,9 +85,18 @@ var avx512Set = &kernelSet{
 		}
 		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
 	},
-	relu: func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	mul:  func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
-	vec:  8,
+	relu:     func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly: func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
+	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:      func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
+	vec:      8,
+	max4: func(y, arg, p0, p1, p2, p3 []float64) {
+		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
+	},
+	unpool4: func(q0, q1, q2, q3, g, arg []float64) {
+		unpool4x512(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), len(g), 1<<(len(g)%8)-1)
+	},
 }
 
 var avx2Set = &kernelSet{
@@ -89,25 +125,49 @@ var laneMasks = func() (m [8][8]int64) {
 }()
 
 func tile512(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
-	checkTile(k, a, rsa, csa, 12, b, ldb, c, ldc, rows, cols, tiles)
+	// An edge tile shifted up over rows its neighbour computes (skip ≥ 4)
+	// runs on the 8- or 4-row kernel from the first multiple of 4 rows it
+	// keeps: the same chains, up to 8 rows fewer of them computed and
+	// dropped (W5's 100-sample batch: 8 rows of 12 in its last tile).
+	kr := 12
+	if tiles == 1 && skip >= 4 {
+		drop := skip / 4 * 4
+		kr -= drop
+		a, c = a[drop*rsa:], c[drop*ldc:]
+		if e.kind == epiMask {
+			e.m = e.m[drop*e.ldm:]
+		}
+		rows, skip = rows-drop, skip-drop
+	}
+	checkTile(k, a, rsa, csa, kr, b, ldb, c, ldc, rows, cols, tiles)
 	flags := b2i(load)
 	var m *float64
 	switch e.kind {
 	case epiReLU:
 		flags |= 2
 	case epiMask:
-		if ((tiles-1)*12+rows-1)*e.ldm+cols > len(e.m) {
+		if ((tiles-1)*kr+rows-1)*e.ldm+cols > len(e.m) {
 			panic("linalg: tile reads past its mask")
 		}
 		flags |= 4
 		m = &e.m[0]
 	}
 	masks := uint64(1)<<cols - 1 // cols ≤ 16: byte q holds the lanes of register q
-	if cols <= 8 {
-		gemm12x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
-		return
+	pa, pb, pc := ptr(a), ptrK(b, k), &c[0]
+	switch {
+	case kr == 12 && cols > 8:
+		gemm12x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 12:
+		gemm12x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 8 && cols > 8:
+		gemm8x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case kr == 8:
+		gemm8x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	case cols > 8:
+		gemm4x16(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
+	default:
+		gemm4x8(k, pa, rsa, csa, pb, ldb, pc, ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 	}
-	gemm12x16(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, masks, flags, m, e.ldm, tiles, skip)
 }
 
 func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols int, load bool) {

@@ -895,6 +895,1008 @@ g12x8_next:
 	VZEROUPPER
 	RET
 
+// func gemm8x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm8x16(SB), NOSPLIT, $0-120
+	MOVQ rsa+16(FP), R9
+	SHLQ $3, R9
+	MOVQ csa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ ldb+40(FP), R12
+	SHLQ $3, R12
+	MOVQ ldc+56(FP), SI
+	SHLQ $3, SI
+	MOVQ mr+64(FP), DX
+	MOVQ masks+72(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	LEAQ (R9)(R9*2), R13
+	LEAQ (R9)(R9*4), R14
+g8x16_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R13*2), R15
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	TESTQ $1, flags+80(FP)
+	JEQ g8x16_loop_check
+	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g8x16_load_skip0
+	VMOVUPD.Z 0(BX), K1, Z0
+	VMOVUPD.Z 64(BX), K2, Z1
+g8x16_load_skip0:
+	CMPQ DX, $1
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g8x16_load_skip1
+	VMOVUPD.Z 0(BX), K1, Z2
+	VMOVUPD.Z 64(BX), K2, Z3
+g8x16_load_skip1:
+	CMPQ DX, $2
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g8x16_load_skip2
+	VMOVUPD.Z 0(BX), K1, Z4
+	VMOVUPD.Z 64(BX), K2, Z5
+g8x16_load_skip2:
+	CMPQ DX, $3
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g8x16_load_skip3
+	VMOVUPD.Z 0(BX), K1, Z6
+	VMOVUPD.Z 64(BX), K2, Z7
+g8x16_load_skip3:
+	CMPQ DX, $4
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $4
+	JGT g8x16_load_skip4
+	VMOVUPD.Z 0(BX), K1, Z8
+	VMOVUPD.Z 64(BX), K2, Z9
+g8x16_load_skip4:
+	CMPQ DX, $5
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $5
+	JGT g8x16_load_skip5
+	VMOVUPD.Z 0(BX), K1, Z10
+	VMOVUPD.Z 64(BX), K2, Z11
+g8x16_load_skip5:
+	CMPQ DX, $6
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $6
+	JGT g8x16_load_skip6
+	VMOVUPD.Z 0(BX), K1, Z12
+	VMOVUPD.Z 64(BX), K2, Z13
+g8x16_load_skip6:
+	CMPQ DX, $7
+	JLE g8x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $7
+	JGT g8x16_load_skip7
+	VMOVUPD.Z 0(BX), K1, Z14
+	VMOVUPD.Z 64(BX), K2, Z15
+g8x16_load_skip7:
+g8x16_loop_check:
+	TESTQ CX, CX
+	JEQ g8x16_epilogue
+g8x16_loop:
+	VMOVUPD.Z 0(R11), K1, Z24
+	VMOVUPD.Z 64(R11), K2, Z25
+	VBROADCASTSD (R8), Z26
+	VFMADD231PD Z24, Z26, Z0
+	VFMADD231PD Z25, Z26, Z1
+	VBROADCASTSD (R8)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z2
+	VFMADD231PD Z25, Z27, Z3
+	VBROADCASTSD (R8)(R9*2), Z28
+	VFMADD231PD Z24, Z28, Z4
+	VFMADD231PD Z25, Z28, Z5
+	VBROADCASTSD (R8)(R13*1), Z29
+	VFMADD231PD Z24, Z29, Z6
+	VFMADD231PD Z25, Z29, Z7
+	VBROADCASTSD (R8)(R9*4), Z30
+	VFMADD231PD Z24, Z30, Z8
+	VFMADD231PD Z25, Z30, Z9
+	VBROADCASTSD (R8)(R14*1), Z31
+	VFMADD231PD Z24, Z31, Z10
+	VFMADD231PD Z25, Z31, Z11
+	VBROADCASTSD (R15), Z26
+	VFMADD231PD Z24, Z26, Z12
+	VFMADD231PD Z25, Z26, Z13
+	VBROADCASTSD (R15)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z14
+	VFMADD231PD Z25, Z27, Z15
+	ADDQ R10, R8
+	ADDQ R10, R15
+	ADDQ R12, R11
+	DECQ CX
+	JNZ g8x16_loop
+g8x16_epilogue:
+	VPXORQ Z24, Z24, Z24
+	TESTQ $2, flags+80(FP)
+	JEQ g8x16_mask
+	VMAXPD Z24, Z0, Z0
+	VMAXPD Z24, Z1, Z1
+	VMAXPD Z24, Z2, Z2
+	VMAXPD Z24, Z3, Z3
+	VMAXPD Z24, Z4, Z4
+	VMAXPD Z24, Z5, Z5
+	VMAXPD Z24, Z6, Z6
+	VMAXPD Z24, Z7, Z7
+	VMAXPD Z24, Z8, Z8
+	VMAXPD Z24, Z9, Z9
+	VMAXPD Z24, Z10, Z10
+	VMAXPD Z24, Z11, Z11
+	VMAXPD Z24, Z12, Z12
+	VMAXPD Z24, Z13, Z13
+	VMAXPD Z24, Z14, Z14
+	VMAXPD Z24, Z15, Z15
+g8x16_mask:
+	TESTQ $4, flags+80(FP)
+	JEQ g8x16_store
+	MOVQ m+88(FP), BX
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	MOVQ $0x3ff0000000000000, CX
+	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g8x16_mask_skip0
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z0, Z0
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z1, Z1
+g8x16_mask_skip0:
+	CMPQ DX, $1
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g8x16_mask_skip1
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z2, Z2
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z3, Z3
+g8x16_mask_skip1:
+	CMPQ DX, $2
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g8x16_mask_skip2
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z4, Z4
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z5, Z5
+g8x16_mask_skip2:
+	CMPQ DX, $3
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g8x16_mask_skip3
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z6, Z6
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z7, Z7
+g8x16_mask_skip3:
+	CMPQ DX, $4
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $4
+	JGT g8x16_mask_skip4
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z8, Z8
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z9, Z9
+g8x16_mask_skip4:
+	CMPQ DX, $5
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $5
+	JGT g8x16_mask_skip5
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z10, Z10
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z11, Z11
+g8x16_mask_skip5:
+	CMPQ DX, $6
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $6
+	JGT g8x16_mask_skip6
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z12, Z12
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z13, Z13
+g8x16_mask_skip6:
+	CMPQ DX, $7
+	JLE g8x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $7
+	JGT g8x16_mask_skip7
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z14, Z14
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z15, Z15
+g8x16_mask_skip7:
+g8x16_store:
+	CMPQ skip+112(FP), $0
+	JGT g8x16_store_skip0
+	VMOVUPD Z0, K1, 0(DI)
+	VMOVUPD Z1, K2, 64(DI)
+g8x16_store_skip0:
+	CMPQ DX, $1
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g8x16_store_skip1
+	VMOVUPD Z2, K1, 0(DI)
+	VMOVUPD Z3, K2, 64(DI)
+g8x16_store_skip1:
+	CMPQ DX, $2
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g8x16_store_skip2
+	VMOVUPD Z4, K1, 0(DI)
+	VMOVUPD Z5, K2, 64(DI)
+g8x16_store_skip2:
+	CMPQ DX, $3
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g8x16_store_skip3
+	VMOVUPD Z6, K1, 0(DI)
+	VMOVUPD Z7, K2, 64(DI)
+g8x16_store_skip3:
+	CMPQ DX, $4
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $4
+	JGT g8x16_store_skip4
+	VMOVUPD Z8, K1, 0(DI)
+	VMOVUPD Z9, K2, 64(DI)
+g8x16_store_skip4:
+	CMPQ DX, $5
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $5
+	JGT g8x16_store_skip5
+	VMOVUPD Z10, K1, 0(DI)
+	VMOVUPD Z11, K2, 64(DI)
+g8x16_store_skip5:
+	CMPQ DX, $6
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $6
+	JGT g8x16_store_skip6
+	VMOVUPD Z12, K1, 0(DI)
+	VMOVUPD Z13, K2, 64(DI)
+g8x16_store_skip6:
+	CMPQ DX, $7
+	JLE g8x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $7
+	JGT g8x16_store_skip7
+	VMOVUPD Z14, K1, 0(DI)
+	VMOVUPD Z15, K2, 64(DI)
+g8x16_store_skip7:
+g8x16_next:
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R9*8), R8
+	MOVQ R8, a+8(FP)
+	MOVQ SI, AX
+	IMULQ $8, AX
+	ADDQ AX, c+48(FP)
+	MOVQ ldm+96(FP), AX
+	IMULQ $64, AX
+	ADDQ AX, m+88(FP)
+	DECQ tiles+104(FP)
+	JNZ g8x16_tile
+	VZEROUPPER
+	RET
+
+// func gemm8x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm8x8(SB), NOSPLIT, $0-120
+	MOVQ rsa+16(FP), R9
+	SHLQ $3, R9
+	MOVQ csa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ ldb+40(FP), R12
+	SHLQ $3, R12
+	MOVQ ldc+56(FP), SI
+	SHLQ $3, SI
+	MOVQ mr+64(FP), DX
+	MOVQ masks+72(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	LEAQ (R9)(R9*2), R13
+	LEAQ (R9)(R9*4), R14
+g8x8_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R13*2), R15
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	TESTQ $1, flags+80(FP)
+	JEQ g8x8_loop_check
+	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g8x8_load_skip0
+	VMOVUPD.Z 0(BX), K1, Z0
+g8x8_load_skip0:
+	CMPQ DX, $1
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g8x8_load_skip1
+	VMOVUPD.Z 0(BX), K1, Z1
+g8x8_load_skip1:
+	CMPQ DX, $2
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g8x8_load_skip2
+	VMOVUPD.Z 0(BX), K1, Z2
+g8x8_load_skip2:
+	CMPQ DX, $3
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g8x8_load_skip3
+	VMOVUPD.Z 0(BX), K1, Z3
+g8x8_load_skip3:
+	CMPQ DX, $4
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $4
+	JGT g8x8_load_skip4
+	VMOVUPD.Z 0(BX), K1, Z4
+g8x8_load_skip4:
+	CMPQ DX, $5
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $5
+	JGT g8x8_load_skip5
+	VMOVUPD.Z 0(BX), K1, Z5
+g8x8_load_skip5:
+	CMPQ DX, $6
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $6
+	JGT g8x8_load_skip6
+	VMOVUPD.Z 0(BX), K1, Z6
+g8x8_load_skip6:
+	CMPQ DX, $7
+	JLE g8x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $7
+	JGT g8x8_load_skip7
+	VMOVUPD.Z 0(BX), K1, Z7
+g8x8_load_skip7:
+g8x8_loop_check:
+	TESTQ CX, CX
+	JEQ g8x8_epilogue
+g8x8_loop:
+	VMOVUPD.Z 0(R11), K1, Z24
+	VBROADCASTSD (R8), Z26
+	VFMADD231PD Z24, Z26, Z0
+	VBROADCASTSD (R8)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z1
+	VBROADCASTSD (R8)(R9*2), Z28
+	VFMADD231PD Z24, Z28, Z2
+	VBROADCASTSD (R8)(R13*1), Z29
+	VFMADD231PD Z24, Z29, Z3
+	VBROADCASTSD (R8)(R9*4), Z30
+	VFMADD231PD Z24, Z30, Z4
+	VBROADCASTSD (R8)(R14*1), Z31
+	VFMADD231PD Z24, Z31, Z5
+	VBROADCASTSD (R15), Z26
+	VFMADD231PD Z24, Z26, Z6
+	VBROADCASTSD (R15)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z7
+	ADDQ R10, R8
+	ADDQ R10, R15
+	ADDQ R12, R11
+	DECQ CX
+	JNZ g8x8_loop
+g8x8_epilogue:
+	VPXORQ Z24, Z24, Z24
+	TESTQ $2, flags+80(FP)
+	JEQ g8x8_mask
+	VMAXPD Z24, Z0, Z0
+	VMAXPD Z24, Z1, Z1
+	VMAXPD Z24, Z2, Z2
+	VMAXPD Z24, Z3, Z3
+	VMAXPD Z24, Z4, Z4
+	VMAXPD Z24, Z5, Z5
+	VMAXPD Z24, Z6, Z6
+	VMAXPD Z24, Z7, Z7
+g8x8_mask:
+	TESTQ $4, flags+80(FP)
+	JEQ g8x8_store
+	MOVQ m+88(FP), BX
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	MOVQ $0x3ff0000000000000, CX
+	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g8x8_mask_skip0
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z0, Z0
+g8x8_mask_skip0:
+	CMPQ DX, $1
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g8x8_mask_skip1
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z1, Z1
+g8x8_mask_skip1:
+	CMPQ DX, $2
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g8x8_mask_skip2
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z2, Z2
+g8x8_mask_skip2:
+	CMPQ DX, $3
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g8x8_mask_skip3
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z3, Z3
+g8x8_mask_skip3:
+	CMPQ DX, $4
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $4
+	JGT g8x8_mask_skip4
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z4, Z4
+g8x8_mask_skip4:
+	CMPQ DX, $5
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $5
+	JGT g8x8_mask_skip5
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z5, Z5
+g8x8_mask_skip5:
+	CMPQ DX, $6
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $6
+	JGT g8x8_mask_skip6
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z6, Z6
+g8x8_mask_skip6:
+	CMPQ DX, $7
+	JLE g8x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $7
+	JGT g8x8_mask_skip7
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z7, Z7
+g8x8_mask_skip7:
+g8x8_store:
+	CMPQ skip+112(FP), $0
+	JGT g8x8_store_skip0
+	VMOVUPD Z0, K1, 0(DI)
+g8x8_store_skip0:
+	CMPQ DX, $1
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g8x8_store_skip1
+	VMOVUPD Z1, K1, 0(DI)
+g8x8_store_skip1:
+	CMPQ DX, $2
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g8x8_store_skip2
+	VMOVUPD Z2, K1, 0(DI)
+g8x8_store_skip2:
+	CMPQ DX, $3
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g8x8_store_skip3
+	VMOVUPD Z3, K1, 0(DI)
+g8x8_store_skip3:
+	CMPQ DX, $4
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $4
+	JGT g8x8_store_skip4
+	VMOVUPD Z4, K1, 0(DI)
+g8x8_store_skip4:
+	CMPQ DX, $5
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $5
+	JGT g8x8_store_skip5
+	VMOVUPD Z5, K1, 0(DI)
+g8x8_store_skip5:
+	CMPQ DX, $6
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $6
+	JGT g8x8_store_skip6
+	VMOVUPD Z6, K1, 0(DI)
+g8x8_store_skip6:
+	CMPQ DX, $7
+	JLE g8x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $7
+	JGT g8x8_store_skip7
+	VMOVUPD Z7, K1, 0(DI)
+g8x8_store_skip7:
+g8x8_next:
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R9*8), R8
+	MOVQ R8, a+8(FP)
+	MOVQ SI, AX
+	IMULQ $8, AX
+	ADDQ AX, c+48(FP)
+	MOVQ ldm+96(FP), AX
+	IMULQ $64, AX
+	ADDQ AX, m+88(FP)
+	DECQ tiles+104(FP)
+	JNZ g8x8_tile
+	VZEROUPPER
+	RET
+
+// func gemm4x16(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm4x16(SB), NOSPLIT, $0-120
+	MOVQ rsa+16(FP), R9
+	SHLQ $3, R9
+	MOVQ csa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ ldb+40(FP), R12
+	SHLQ $3, R12
+	MOVQ ldc+56(FP), SI
+	SHLQ $3, SI
+	MOVQ mr+64(FP), DX
+	MOVQ masks+72(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	LEAQ (R9)(R9*2), R13
+	LEAQ (R9)(R9*4), R14
+g4x16_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R13*2), R15
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	TESTQ $1, flags+80(FP)
+	JEQ g4x16_loop_check
+	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g4x16_load_skip0
+	VMOVUPD.Z 0(BX), K1, Z0
+	VMOVUPD.Z 64(BX), K2, Z1
+g4x16_load_skip0:
+	CMPQ DX, $1
+	JLE g4x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g4x16_load_skip1
+	VMOVUPD.Z 0(BX), K1, Z2
+	VMOVUPD.Z 64(BX), K2, Z3
+g4x16_load_skip1:
+	CMPQ DX, $2
+	JLE g4x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g4x16_load_skip2
+	VMOVUPD.Z 0(BX), K1, Z4
+	VMOVUPD.Z 64(BX), K2, Z5
+g4x16_load_skip2:
+	CMPQ DX, $3
+	JLE g4x16_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g4x16_load_skip3
+	VMOVUPD.Z 0(BX), K1, Z6
+	VMOVUPD.Z 64(BX), K2, Z7
+g4x16_load_skip3:
+g4x16_loop_check:
+	TESTQ CX, CX
+	JEQ g4x16_epilogue
+g4x16_loop:
+	VMOVUPD.Z 0(R11), K1, Z24
+	VMOVUPD.Z 64(R11), K2, Z25
+	VBROADCASTSD (R8), Z26
+	VFMADD231PD Z24, Z26, Z0
+	VFMADD231PD Z25, Z26, Z1
+	VBROADCASTSD (R8)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z2
+	VFMADD231PD Z25, Z27, Z3
+	VBROADCASTSD (R8)(R9*2), Z28
+	VFMADD231PD Z24, Z28, Z4
+	VFMADD231PD Z25, Z28, Z5
+	VBROADCASTSD (R8)(R13*1), Z29
+	VFMADD231PD Z24, Z29, Z6
+	VFMADD231PD Z25, Z29, Z7
+	ADDQ R10, R8
+	ADDQ R10, R15
+	ADDQ R12, R11
+	DECQ CX
+	JNZ g4x16_loop
+g4x16_epilogue:
+	VPXORQ Z24, Z24, Z24
+	TESTQ $2, flags+80(FP)
+	JEQ g4x16_mask
+	VMAXPD Z24, Z0, Z0
+	VMAXPD Z24, Z1, Z1
+	VMAXPD Z24, Z2, Z2
+	VMAXPD Z24, Z3, Z3
+	VMAXPD Z24, Z4, Z4
+	VMAXPD Z24, Z5, Z5
+	VMAXPD Z24, Z6, Z6
+	VMAXPD Z24, Z7, Z7
+g4x16_mask:
+	TESTQ $4, flags+80(FP)
+	JEQ g4x16_store
+	MOVQ m+88(FP), BX
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	MOVQ $0x3ff0000000000000, CX
+	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g4x16_mask_skip0
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z0, Z0
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z1, Z1
+g4x16_mask_skip0:
+	CMPQ DX, $1
+	JLE g4x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g4x16_mask_skip1
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z2, Z2
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z3, Z3
+g4x16_mask_skip1:
+	CMPQ DX, $2
+	JLE g4x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g4x16_mask_skip2
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z4, Z4
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z5, Z5
+g4x16_mask_skip2:
+	CMPQ DX, $3
+	JLE g4x16_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g4x16_mask_skip3
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z6, Z6
+	VMOVUPD.Z 64(BX), K2, Z26
+	VCMPPD $0x1e, Z24, Z26, K4
+	VMOVUPD.Z Z25, K4, Z27
+	VMULPD Z27, Z7, Z7
+g4x16_mask_skip3:
+g4x16_store:
+	CMPQ skip+112(FP), $0
+	JGT g4x16_store_skip0
+	VMOVUPD Z0, K1, 0(DI)
+	VMOVUPD Z1, K2, 64(DI)
+g4x16_store_skip0:
+	CMPQ DX, $1
+	JLE g4x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g4x16_store_skip1
+	VMOVUPD Z2, K1, 0(DI)
+	VMOVUPD Z3, K2, 64(DI)
+g4x16_store_skip1:
+	CMPQ DX, $2
+	JLE g4x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g4x16_store_skip2
+	VMOVUPD Z4, K1, 0(DI)
+	VMOVUPD Z5, K2, 64(DI)
+g4x16_store_skip2:
+	CMPQ DX, $3
+	JLE g4x16_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g4x16_store_skip3
+	VMOVUPD Z6, K1, 0(DI)
+	VMOVUPD Z7, K2, 64(DI)
+g4x16_store_skip3:
+g4x16_next:
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R9*4), R8
+	MOVQ R8, a+8(FP)
+	MOVQ SI, AX
+	IMULQ $4, AX
+	ADDQ AX, c+48(FP)
+	MOVQ ldm+96(FP), AX
+	IMULQ $32, AX
+	ADDQ AX, m+88(FP)
+	DECQ tiles+104(FP)
+	JNZ g4x16_tile
+	VZEROUPPER
+	RET
+
+// func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, masks uint64, flags int, m *float64, ldm int, tiles int, skip int)
+TEXT ·gemm4x8(SB), NOSPLIT, $0-120
+	MOVQ rsa+16(FP), R9
+	SHLQ $3, R9
+	MOVQ csa+24(FP), R10
+	SHLQ $3, R10
+	MOVQ ldb+40(FP), R12
+	SHLQ $3, R12
+	MOVQ ldc+56(FP), SI
+	SHLQ $3, SI
+	MOVQ mr+64(FP), DX
+	MOVQ masks+72(FP), AX
+	KMOVW AX, K1
+	SHRQ $8, AX
+	KMOVW AX, K2
+	LEAQ (R9)(R9*2), R13
+	LEAQ (R9)(R9*4), R14
+g4x8_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R13*2), R15
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	TESTQ $1, flags+80(FP)
+	JEQ g4x8_loop_check
+	MOVQ DI, BX
+	CMPQ skip+112(FP), $0
+	JGT g4x8_load_skip0
+	VMOVUPD.Z 0(BX), K1, Z0
+g4x8_load_skip0:
+	CMPQ DX, $1
+	JLE g4x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $1
+	JGT g4x8_load_skip1
+	VMOVUPD.Z 0(BX), K1, Z1
+g4x8_load_skip1:
+	CMPQ DX, $2
+	JLE g4x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $2
+	JGT g4x8_load_skip2
+	VMOVUPD.Z 0(BX), K1, Z2
+g4x8_load_skip2:
+	CMPQ DX, $3
+	JLE g4x8_loop_check
+	ADDQ SI, BX
+	CMPQ skip+112(FP), $3
+	JGT g4x8_load_skip3
+	VMOVUPD.Z 0(BX), K1, Z3
+g4x8_load_skip3:
+g4x8_loop_check:
+	TESTQ CX, CX
+	JEQ g4x8_epilogue
+g4x8_loop:
+	VMOVUPD.Z 0(R11), K1, Z24
+	VBROADCASTSD (R8), Z26
+	VFMADD231PD Z24, Z26, Z0
+	VBROADCASTSD (R8)(R9*1), Z27
+	VFMADD231PD Z24, Z27, Z1
+	VBROADCASTSD (R8)(R9*2), Z28
+	VFMADD231PD Z24, Z28, Z2
+	VBROADCASTSD (R8)(R13*1), Z29
+	VFMADD231PD Z24, Z29, Z3
+	ADDQ R10, R8
+	ADDQ R10, R15
+	ADDQ R12, R11
+	DECQ CX
+	JNZ g4x8_loop
+g4x8_epilogue:
+	VPXORQ Z24, Z24, Z24
+	TESTQ $2, flags+80(FP)
+	JEQ g4x8_mask
+	VMAXPD Z24, Z0, Z0
+	VMAXPD Z24, Z1, Z1
+	VMAXPD Z24, Z2, Z2
+	VMAXPD Z24, Z3, Z3
+g4x8_mask:
+	TESTQ $4, flags+80(FP)
+	JEQ g4x8_store
+	MOVQ m+88(FP), BX
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	MOVQ $0x3ff0000000000000, CX
+	VPBROADCASTQ CX, Z25
+	CMPQ skip+112(FP), $0
+	JGT g4x8_mask_skip0
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z0, Z0
+g4x8_mask_skip0:
+	CMPQ DX, $1
+	JLE g4x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $1
+	JGT g4x8_mask_skip1
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z1, Z1
+g4x8_mask_skip1:
+	CMPQ DX, $2
+	JLE g4x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $2
+	JGT g4x8_mask_skip2
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z2, Z2
+g4x8_mask_skip2:
+	CMPQ DX, $3
+	JLE g4x8_store
+	ADDQ AX, BX
+	CMPQ skip+112(FP), $3
+	JGT g4x8_mask_skip3
+	VMOVUPD.Z 0(BX), K1, Z26
+	VCMPPD $0x1e, Z24, Z26, K3
+	VMOVUPD.Z Z25, K3, Z27
+	VMULPD Z27, Z3, Z3
+g4x8_mask_skip3:
+g4x8_store:
+	CMPQ skip+112(FP), $0
+	JGT g4x8_store_skip0
+	VMOVUPD Z0, K1, 0(DI)
+g4x8_store_skip0:
+	CMPQ DX, $1
+	JLE g4x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $1
+	JGT g4x8_store_skip1
+	VMOVUPD Z1, K1, 0(DI)
+g4x8_store_skip1:
+	CMPQ DX, $2
+	JLE g4x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $2
+	JGT g4x8_store_skip2
+	VMOVUPD Z2, K1, 0(DI)
+g4x8_store_skip2:
+	CMPQ DX, $3
+	JLE g4x8_next
+	ADDQ SI, DI
+	CMPQ skip+112(FP), $3
+	JGT g4x8_store_skip3
+	VMOVUPD Z3, K1, 0(DI)
+g4x8_store_skip3:
+g4x8_next:
+	MOVQ a+8(FP), R8
+	LEAQ (R8)(R9*4), R8
+	MOVQ R8, a+8(FP)
+	MOVQ SI, AX
+	IMULQ $4, AX
+	ADDQ AX, c+48(FP)
+	MOVQ ldm+96(FP), AX
+	IMULQ $32, AX
+	ADDQ AX, m+88(FP)
+	DECQ tiles+104(FP)
+	JNZ g4x8_tile
+	VZEROUPPER
+	RET
+
 // func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
@@ -1533,6 +2535,72 @@ r2_done:
 	VZEROUPPER
 	RET
 
+// func reluOnly512(dst, z *float64, n int)
+TEXT ·reluOnly512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ ro5_done
+	VPXORQ Z30, Z30, Z30
+ro5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z0, K1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ ro5_loop
+ro5_done:
+	VZEROUPPER
+	RET
+
+// func mulPos512(dst, x, m *float64, n int)
+TEXT ·mulPos512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JEQ mp5_done
+	VPXORQ Z30, Z30, Z30
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z31
+mp5_loop:
+	VMOVUPD (R8), Z0
+	VCMPPD $0x1e, Z30, Z0, K1
+	VMOVUPD.Z Z31, K1, Z1
+	VMULPD (SI), Z1, Z1
+	VMOVUPD Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $64, DI
+	DECQ CX
+	JNZ mp5_loop
+mp5_done:
+	VZEROUPPER
+	RET
+
+// func add512(dst, x *float64, n int)
+TEXT ·add512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JEQ a5_done
+a5_loop:
+	VMOVUPD (DI), Z0
+	VADDPD (SI), Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ a5_loop
+a5_done:
+	VZEROUPPER
+	RET
+
 // func mul512(dst, x, y *float64, n int)
 TEXT ·mul512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -1572,6 +2640,169 @@ m2_loop:
 	DECQ CX
 	JNZ m2_loop
 m2_done:
+	VZEROUPPER
+	RET
+
+// func max4x512(y, arg, p0, p1, p2, p3 *float64, n int, tail uint64)
+TEXT ·max4x512(SB), NOSPLIT, $0-64
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	MOVQ $0x8000000000000000, AX
+	VPBROADCASTQ AX, Z31
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z30
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z28
+	TESTQ CX, CX
+	JEQ mx4_tail
+mx4_loop:
+	VMOVUPD (R8), Z0
+	VMOVUPD (R9), Z1
+	VMOVUPD (R10), Z2
+	VMOVUPD (R11), Z3
+	VXORPD Z31, Z0, Z10
+	VXORPD Z31, Z1, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z4
+	VXORPD Z31, Z2, Z10
+	VXORPD Z31, Z3, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z5
+	VXORPD Z31, Z4, Z10
+	VXORPD Z31, Z5, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z6
+	VCMPPD $4, Z6, Z0, K1
+	VCMPPD $4, Z6, Z1, K2
+	VCMPPD $4, Z6, Z2, K3
+	VBLENDMPD Z28, Z29, K3, Z7
+	VBLENDMPD Z7, Z30, K2, Z8
+	VMOVUPD.Z Z8, K1, Z9
+	VMOVUPD Z6, (DI)
+	VMOVUPD Z9, (SI)
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ mx4_loop
+mx4_tail:
+	KORTESTW K7, K7
+	JEQ mx4_done
+	VMOVUPD.Z (R8), K7, Z0
+	VMOVUPD.Z (R9), K7, Z1
+	VMOVUPD.Z (R10), K7, Z2
+	VMOVUPD.Z (R11), K7, Z3
+	VXORPD Z31, Z0, Z10
+	VXORPD Z31, Z1, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z4
+	VXORPD Z31, Z2, Z10
+	VXORPD Z31, Z3, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z5
+	VXORPD Z31, Z4, Z10
+	VXORPD Z31, Z5, Z11
+	VMINPD Z11, Z10, Z12
+	VMINPD Z10, Z12, Z13
+	VORPD Z12, Z13, Z13
+	VXORPD Z31, Z13, Z6
+	VCMPPD $4, Z6, Z0, K1
+	VCMPPD $4, Z6, Z1, K2
+	VCMPPD $4, Z6, Z2, K3
+	VBLENDMPD Z28, Z29, K3, Z7
+	VBLENDMPD Z7, Z30, K2, Z8
+	VMOVUPD.Z Z8, K1, Z9
+	VMOVUPD Z6, K7, (DI)
+	VMOVUPD Z9, K7, (SI)
+mx4_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x512(q0, q1, q2, q3, grad, arg *float64, n int, tail uint64)
+TEXT ·unpool4x512(SB), NOSPLIT, $0-64
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $3, CX
+	MOVQ tail+56(FP), AX
+	KMOVW AX, K7
+	VPXORQ Z27, Z27, Z27
+	MOVQ $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z28
+	MOVQ $0x4000000000000000, AX
+	VPBROADCASTQ AX, Z29
+	MOVQ $0x4008000000000000, AX
+	VPBROADCASTQ AX, Z30
+	TESTQ CX, CX
+	JEQ up4_tail
+up4_loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD (SI), Z1
+	VCMPPD $0, Z27, Z1, K1
+	VMOVUPD.Z Z0, K1, Z2
+	VCMPPD $0, Z28, Z1, K2
+	VMOVUPD.Z Z0, K2, Z3
+	VCMPPD $0, Z29, Z1, K3
+	VMOVUPD.Z Z0, K3, Z4
+	VCMPPD $0, Z30, Z1, K4
+	VMOVUPD.Z Z0, K4, Z5
+	VMOVUPD Z2, (R8)
+	VMOVUPD Z3, (R9)
+	VMOVUPD Z4, (R10)
+	VMOVUPD Z5, (R11)
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNZ up4_loop
+up4_tail:
+	KORTESTW K7, K7
+	JEQ up4_done
+	VMOVUPD.Z (DI), K7, Z0
+	VMOVUPD.Z (SI), K7, Z1
+	VCMPPD $0, Z27, Z1, K1
+	VMOVUPD.Z Z0, K1, Z2
+	VCMPPD $0, Z28, Z1, K2
+	VMOVUPD.Z Z0, K2, Z3
+	VCMPPD $0, Z29, Z1, K3
+	VMOVUPD.Z Z0, K3, Z4
+	VCMPPD $0, Z30, Z1, K4
+	VMOVUPD.Z Z0, K4, Z5
+	VMOVUPD Z2, K7, (R8)
+	VMOVUPD Z3, K7, (R9)
+	VMOVUPD Z4, K7, (R10)
+	VMOVUPD Z5, K7, (R11)
+up4_done:
 	VZEROUPPER
 	RET
 

@@ -35,9 +35,18 @@ type kernelSet struct {
 	dot func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool)
 	// relu and mul process a prefix of their slices whose length is a
 	// multiple of vec (vec = 1: all of them); the driver does the rest.
-	relu func(dst, dd, z []float64)
-	mul  func(dst, x, y []float64)
-	vec  int
+	// reluOnly (ReLU without σ′), mulPos and add likewise, when not nil
+	// (else the generic loops do all of it).
+	relu     func(dst, dd, z []float64)
+	reluOnly func(dst, z []float64)
+	mul      func(dst, x, y []float64)
+	mulPos   func(dst, x, m []float64)
+	add      func(dst, x []float64)
+	vec      int
+	// max4 and unpool4, when not nil, are Max4 and Unpool4 on the whole
+	// slices (else max4Generic and unpool4Generic).
+	max4    func(y, arg, p0, p1, p2, p3 []float64)
+	unpool4 func(q0, q1, q2, q3, g, arg []float64)
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the
@@ -168,6 +177,14 @@ func mulPosGeneric(dst, x, m []float64) {
 	for i, v := range x {
 		_, pos := bits.Sub64(math.Float64bits(m[i])-1, inf, 0)
 		dst[i] = v * math.Float64frombits(one&-pos)
+	}
+}
+
+// addGeneric sets dst += x.
+func addGeneric(dst, x []float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] += v
 	}
 }
 

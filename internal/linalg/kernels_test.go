@@ -59,8 +59,9 @@ func laneRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) flo
 }
 
 // kernelShapes covers every tile edge of every set (mr 4, 6, 12; nr 8, 16,
-// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc) and
-// products large enough to run on several goroutines.
+// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc),
+// products large enough to run on several goroutines, and MulABt computed
+// as Cᵀ = B·Aᵀ.
 func kernelShapes(r *rand.Rand) [][3]int {
 	shapes := [][3]int{
 		{1, 1, 1}, {1, 1, 8}, {1, 1, 9}, {1, 7, 13}, {9, 1, 15}, {2, 2, 1},
@@ -68,6 +69,12 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		{6, 8, 4}, {7, 9, 4}, {5, 7, 4}, {1, 56, 3}, {1, 57, 4}, {1, 113, 9},
 		{3, 100, 2}, {100, 3, 2}, {40, 16, 10}, {200, 64, 20}, {64, 20, 200},
 		{1, 100, 50}, {50, 1, 100}, {1000, 1, 16}, {37, 129, 300},
+		// MulABt as Cᵀ = B·Aᵀ (swapABt): m = nr, nr + 1 and a partial
+		// sliver for AVX-512 (nr = 16), m = nr + 1 for the generic set (64).
+		{16, 100, 64}, {17, 300, 40}, {33, 250, 70}, {65, 300, 200},
+		// AVX-512's last tile on the 8- and 4-row kernels (m mod 12 in 4…8,
+		// after a first tile) and on the 12-row one (10).
+		{20, 33, 7}, {28, 17, 9}, {22, 9, 130}, {29, 24, 3},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
@@ -122,6 +129,27 @@ func TestKernelSetsBitIdentical(t *testing.T) {
 	}
 }
 
+// TestSwapABtCovered: the shapes of TestKernelSetsBitIdentical take both
+// of MulABt's paths with every kernel set, so that both are checked.
+func TestSwapABtCovered(t *testing.T) {
+	shapes := kernelShapes(rand.New(rand.NewPCG(2, 2)))
+	for _, ks := range available {
+		swapped, direct := 0, 0
+		for _, sh := range shapes {
+			if sh[1] < 2 {
+				continue // n = 1: the dot kernel
+			}
+			if swapABt(ks, sh[0], sh[1], sh[2]) {
+				swapped++
+			} else {
+				direct++
+			}
+		}
+		require.NotZero(t, swapped, "%s: no shape computes Cᵀ = B·Aᵀ", ks.name)
+		require.NotZero(t, direct, "%s: no shape packs Bᵀ", ks.name)
+	}
+}
+
 func setNames() []string {
 	var s []string
 	for _, ks := range available {
@@ -138,7 +166,7 @@ func TestKernelsThreadsBitIdentical(t *testing.T) {
 	defer SetThreads(SetThreads(0))
 	r := rand.New(rand.NewPCG(3, 3))
 	for _, kn := range kernels {
-		for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {301, 77, 190}} {
+		for _, sh := range [][3]int{{1000, 128, 128}, {128, 128, 1000}, {301, 77, 190}, {64, 600, 200}} {
 			m, n, k := sh[0], sh[1], sh[2]
 			require.GreaterOrEqual(t, 2*m*n*k, parallelFLOPs, "shape too small to run in parallel")
 			ar, ac := kn.aShape(m, n, k)
@@ -235,7 +263,7 @@ func requireSameBits(t *testing.T, want, got []float64, name string) {
 	}
 }
 
-// TestElementwise checks ReLU, Mul and MulPos of every set against their
+// TestElementwise checks ReLU, Mul, MulPos and Add of every set against their
 // definitions, on the special values (±0, ±Inf, NaN, subnormals) and at
 // every length modulo the vector width.
 func TestElementwise(t *testing.T) {
@@ -266,6 +294,8 @@ func TestElementwise(t *testing.T) {
 			masked := make([]float64, n+1)
 			masked[n] = sentinel
 			withSet(ks, func() { MulPos(masked, y, z) })
+			sum := append(append([]float64(nil), y...), sentinel)
+			withSet(ks, func() { Add(sum, z) })
 			for i, v := range z {
 				want, wantD := 0.0, 0.0
 				if v > 0 {
@@ -275,6 +305,11 @@ func TestElementwise(t *testing.T) {
 				require.Equal(t, math.Float64bits(want), math.Float64bits(dst2[i]), "%s ReLU(%v) without σ′", ks.name, v)
 				require.Equal(t, wantD, dd[i], "%s ReLU′(%v)", ks.name, v)
 				require.Equal(t, math.Float64bits(y[i]*wantD), math.Float64bits(masked[i]), "%s %v·[%v > 0]", ks.name, y[i], v)
+				if s := y[i] + v; !math.IsNaN(s) {
+					require.Equal(t, math.Float64bits(s), math.Float64bits(sum[i]), "%s %v + %v", ks.name, y[i], v)
+				} else {
+					require.True(t, math.IsNaN(sum[i]), "%s %v + %v", ks.name, y[i], v)
+				}
 				if p := v * y[i]; math.IsNaN(p) {
 					require.True(t, math.IsNaN(prod[i]))
 				} else {
@@ -285,6 +320,7 @@ func TestElementwise(t *testing.T) {
 			require.Equal(t, sentinel, dd[n], "ReLU wrote past z")
 			require.Equal(t, sentinel, prod[n], "Mul wrote past x")
 			require.Equal(t, sentinel, masked[n], "MulPos wrote past x")
+			require.Equal(t, sentinel, sum[n], "Add wrote past x")
 		}
 	}
 }
@@ -303,13 +339,16 @@ func TestTileBoundsChecked(t *testing.T) {
 	}
 }
 
+// A productShape is one product of a step: its kernel and m, n, k.
+type productShape struct {
+	kernel  string
+	m, n, k int
+}
+
 // engineShapes are the products of one GD step of the workloads W1, W2
 // and W4 (bench package): forward MulABt(n, out, in), weight gradient
 // MulAtB(out, in, n), input gradient MulAB(n, in, out).
-var engineShapes = []struct {
-	kernel  string
-	m, n, k int
-}{
+var engineShapes = []productShape{
 	{"MulABt", 1000, 128, 50}, {"MulABt", 1000, 128, 128}, {"MulABt", 1000, 1, 128},
 	{"MulAtB", 128, 50, 1000}, {"MulAtB", 128, 128, 1000}, {"MulAtB", 1, 128, 1000},
 	{"MulAB", 1000, 128, 128}, {"MulAB", 1000, 128, 1},
@@ -317,9 +356,29 @@ var engineShapes = []struct {
 	{"MulABt", 40, 16, 10}, {"MulABt", 40, 16, 16}, {"MulAtB", 16, 16, 40}, {"MulAB", 40, 16, 16},
 }
 
-func BenchmarkKernelSets(b *testing.B) {
+// w5Shapes are the products of one step of bench's workload W5 (LL's MNIST
+// CNN at full width, batch 100; models/conv2d.go and dense.go): per layer
+// forward col·Wᵀ, weight gradient gOutᵀ·col and input gradient gOut·W
+// (none for the first layer), without their fused epilogues.
+var w5Shapes = []productShape{
+	{"MulABt", 78400, 32, 25}, {"MulAtB", 32, 25, 78400}, // conv 5×5, 1 → 32
+	{"MulABt", 19600, 64, 288}, {"MulAtB", 64, 288, 19600}, {"MulAB", 19600, 288, 64}, // conv 3×3, 32 → 64
+	{"MulABt", 100, 1024, 3136}, {"MulAtB", 1024, 3136, 100}, {"MulAB", 100, 3136, 1024}, // dense 3136 → 1024
+	{"MulABt", 100, 10, 1024}, {"MulAtB", 10, 1024, 100}, {"MulAB", 100, 1024, 10}, // dense 1024 → 10
+}
+
+func BenchmarkKernelSets(b *testing.B) { benchProducts(b, engineShapes, available) }
+
+// BenchmarkW5Products times each product of a W5 step with the fastest
+// kernel set.
+func BenchmarkW5Products(b *testing.B) { benchProducts(b, w5Shapes, available[:1]) }
+
+// benchProducts times each product of shapes with each kernel set of sets,
+// in GFLOP/s per wall-clock and per CPU second (the latter less distorted
+// by other jobs on a shared machine).
+func benchProducts(b *testing.B, shapes []productShape, sets []*kernelSet) {
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, sh := range engineShapes {
+	for _, sh := range shapes {
 		m, n, k := sh.m, sh.n, sh.k
 		for _, kn := range kernels {
 			if kn.name != sh.kernel {
@@ -330,7 +389,7 @@ func BenchmarkKernelSets(b *testing.B) {
 			a := newStrided(r, ar, ac, 0, false)
 			bm := newStrided(r, br, bc, 0, false)
 			c := newStrided(r, m, n, 0, false)
-			for _, ks := range available {
+			for _, ks := range sets {
 				b.Run(fmt.Sprintf("%s/%s/m=%d/n=%d/k=%d", ks.name, kn.name, m, n, k), func(b *testing.B) {
 					cpu0 := cpuSeconds()
 					withSet(ks, func() {
@@ -339,14 +398,20 @@ func BenchmarkKernelSets(b *testing.B) {
 							kn.call(m, n, k, a, bm, c, false)
 						}
 					})
-					flops := float64(2*m*n*k) * float64(b.N)
-					b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-					if cpu := cpuSeconds() - cpu0; cpu > 0 {
-						b.ReportMetric(flops/cpu/1e9, "cpu-GFLOP/s")
-					}
+					reportFLOPs(b, float64(2*m*n*k)*float64(b.N), cpu0)
 				})
 			}
 		}
+	}
+}
+
+// reportFLOPs reports flops done since the CPU time cpu0 as GFLOP/s per
+// wall-clock second and per CPU second (cpu-GFLOP/s, which other jobs on a
+// shared machine distort less; meaningful for one goroutine).
+func reportFLOPs(b *testing.B, flops, cpu0 float64) {
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(flops/cpu/1e9, "cpu-GFLOP/s")
 	}
 }
 
@@ -362,10 +427,11 @@ func BenchmarkPeakFMA(b *testing.B) {
 		}
 		b.Run(ks.name, func(b *testing.B) {
 			var flops float64
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				flops += f(10000)
 			}
-			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			reportFLOPs(b, flops, cpu0)
 		})
 	}
 }
@@ -388,10 +454,11 @@ func BenchmarkMicroKernel(b *testing.B) {
 			bm[i] = 1e-3
 		}
 		b.Run(ks.name, func(b *testing.B) {
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				ks.tile(k, a, 1, mr, bm, nr, c, nr, mr, nr, false, epilogue{}, 1, 0)
 			}
-			b.ReportMetric(float64(2*mr*nr*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			reportFLOPs(b, float64(2*mr*nr*k)*float64(b.N), cpu0)
 		})
 	}
 }

@@ -1,0 +1,72 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConv2DBlocksBitIdentical: running the conv layers one sample at a
+// time (blocks of 1) gives the outputs, the im2col matrices, the parameter
+// gradient and the input gradient of one block over the whole batch, bit
+// for bit (the weight gradient's chains continue across blocks); with
+// several filters (the forward product on Wᵀ packed once) and with one
+// (a matrix times a vector).
+func TestConv2DBlocksBitIdentical(t *testing.T) {
+	for _, spec := range []string{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", "cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias"} {
+		t.Run(spec, func(t *testing.T) { testConv2DBlocks(t, spec) })
+	}
+}
+
+func testConv2DBlocks(t *testing.T, spec string) {
+	const n = 5
+	m, err := Parse(spec, 9*7*2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	normals := func(k int) []float64 {
+		v := make([]float64, k)
+		for i := range v {
+			v[i] = r.NormFloat64()
+		}
+		return v
+	}
+	theta, x, gOut := normals(m.NumParams()), normals(n*m.In()), normals(n*m.Out())
+	run := func(blockBytes int) (y, g, aux []float64) {
+		convs := 0
+		for _, l := range m.layers {
+			if c, ok := l.(*conv2d); ok {
+				c.blockBytes = blockBytes
+				convs++
+				if got := c.blockSamples(); blockBytes == 1 && got != 1 {
+					t.Fatalf("blockSamples = %d with 1-byte blocks", got)
+				}
+			}
+		}
+		if convs != 2 {
+			t.Fatalf("%d conv layers, want 2", convs)
+		}
+		ws := m.NewWorkspace(n)
+		y = append([]float64(nil), m.Forward(ws, theta, x, n)...)
+		g = make([]float64, m.NumParams())
+		m.Backward(ws, theta, gOut, g)
+		for _, a := range ws.(*netWorkspace).aux {
+			aux = append(aux, a...)
+		}
+		return y, g, aux
+	}
+	y1, g1, a1 := run(1)
+	yn, gn, an := run(colBlockBytes)
+	defer run(colBlockBytes)
+	for _, c := range []struct {
+		name      string
+		one, many []float64
+	}{{"output", y1, yn}, {"∂θ", g1, gn}, {"im2col and argmax", a1, an}} {
+		for i := range c.one {
+			if math.Float64bits(c.one[i]) != math.Float64bits(c.many[i]) {
+				t.Fatalf("%s[%d]: %v in blocks of one sample, %v in one block", c.name, i, c.one[i], c.many[i])
+			}
+		}
+	}
+}
