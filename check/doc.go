@@ -52,9 +52,10 @@
 //	Linears with no activation              id: deep linear   (degree 1)
 //	Identity(), Flatten()                   nothing
 //	Conv2d, MaxPool2d, AvgPool2d            a cnn2d stage (below, "Conv2d")
+//	Conv1d, MaxPool1d, AvgPool1d            a cnn stage (conv1d.go)
 //
-// and refuses, naming the module, normalization layers, Conv1d (its
-// permutation is not written), dropout and anything else.
+// and refuses, naming the module, normalization layers, dropout and
+// anything else.
 // The spec is mlp:ACT:W₁-W₂-…[/K][+bias@i…] (linear[/K] for one layer), so
 // L = Σ of the layers' degrees (LL (A2)). Without modules the activation
 // between Linears is taken to be ReLU, and Mapping.Note says so. When the

@@ -16,16 +16,16 @@ import (
 // not move a parameter (the activation, max or average pooling: it then
 // overrides them, as --model does for an MLP), but its parameter blocks
 // must be the modules' one for one (names and sizes): otherwise the spec
-// and the modules disagree and the file is refused, naming both. A Conv2d
+// and the modules disagree and the file is refused, naming both. A CNN
 // file without its modules cannot be permuted (its Flatten order needs
 // them) and is refused too; any other file is taken in the engine's layout
 // as it is, with in its input dimension.
 func MapSpec(t *Trajectory, spec string, in int) (Mapping, error) {
-	if !hasConv2d(t) {
+	if !hasConv2d(t) && !hasConv1d(t) {
 		return Mapping{Spec: spec, In: in}, nil
 	}
 	if t.Modules == nil {
-		return Mapping{}, fmt.Errorf("--model %s: the file holds a PyTorch Conv2d network (4-D weights) without its modules array, which its permutation into the engine's layout needs; save modules=[str(m) for m in net]", spec)
+		return Mapping{}, fmt.Errorf("--model %s: the file holds a PyTorch CNN (3-D or 4-D weights) without its modules array, which its permutation into the engine's layout needs; save modules=[str(m) for m in net]", spec)
 	}
 	m, err := MapModel(t)
 	if err != nil {

@@ -8,15 +8,18 @@ import (
 )
 
 // TestMapSpecPermutesPyTorchCNN: with a spec given (check --model), a
-// PyTorch-layout CNN file is permuted as the mapped case is: the four
-// golden CNNs reproduce PyTorch's outputs to rounding after MapSpec, and
+// PyTorch-layout CNN file is permuted as the mapped case is: the six
+// golden CNNs (Conv2d and Conv1d) reproduce PyTorch's outputs to rounding after MapSpec, and
 // fail the outputs check without the permutation (what --model did
 // before). A spec that changes only what moves no parameter (max → avg
 // pooling) is taken, with a note, and then caught by the outputs check,
 // since it is not the network the run trained.
 func TestMapSpecPermutesPyTorchCNN(t *testing.T) {
-	for _, file := range []string{"map_conv_max.npz", "map_conv_avg.npz", "map_conv_stride.npz", "map_conv_even.npz"} {
+	for _, file := range []string{"map_conv_max.npz", "map_conv_avg.npz", "map_conv_stride.npz", "map_conv_even.npz", "map_conv1d_max.npz", "map_conv1d_avg.npz"} {
 		t.Run(file, func(t *testing.T) {
+			if strings.HasPrefix(file, "map_conv1d") {
+				needGolden(t, file)
+			}
 			tr, mapped, model := mappedFile(t, file)
 			m, err := MapSpec(tr, mapped.Spec, tr.D)
 			if err != nil {
