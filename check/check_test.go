@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -23,6 +24,17 @@ func checkFile(t *testing.T, file, loss string) *Report {
 // checkRun checks a run with the model and data it carries.
 func checkRun(t *testing.T, tr *Trajectory, name, lossName string) *Report {
 	t.Helper()
+	model, data := mappedRun(t, tr, lossName)
+	rep, err := Check(tr, model, data, Options{Name: name, Loss: lossName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// mappedRun returns the model a run maps to and the data it carries.
+func mappedRun(t *testing.T, tr *Trajectory, lossName string) (models.Model, *dataset.Dataset) {
+	t.Helper()
 	m, err := MapModel(tr)
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +51,7 @@ func checkRun(t *testing.T, tr *Trajectory, name, lossName string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Check(tr, model, data, Options{Name: name, Loss: lossName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return model, data
 }
 
 func statuses(rep *Report) map[string]theorems.Status {
@@ -85,23 +93,24 @@ func TestPyTorchDigitsRuns(t *testing.T) {
 		{"digits_gd.npz", "", holds, map[string]theorems.Status{
 			"LL-B3": holds, "LL-B3m": holds, "LL-C7": holds, "LL-5.1": holds, "LL-C8": holds,
 			"LL-B4": holds, "LL-A5": holds, "LL-4.1": holds, "LL-4.2": assumption,
-			"LL-4.3": undecided, "LL-4.4": holds, "LL-A9": holds,
-		}, map[string]string{"LL-4.2": "(A3)"}},
+			"LL-4.3": undecided, "LL-4.4": holds, "LL-A9": holds, "LL-C10": holds, "LL-4.5": assumption,
+		}, map[string]string{"LL-4.2": "(A3)", "LL-4.5": "(S1)"}},
 		{"digits_adam.npz", "", theorems.Violated, map[string]theorems.Status{
 			"LL-B3": holds, "LL-B4": holds, "LL-A5": holds, "LL-4.1": assumption, "LL-4.2": assumption,
-			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption,
-		}, map[string]string{"LL-4.1": "not full-batch gradient descent", "LL-4.4": "measured anyway"}},
+			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption, "LL-C10": assumption, "LL-4.5": assumption,
+		}, map[string]string{"LL-4.1": "not full-batch gradient descent", "LL-4.4": "measured anyway", "LL-C10": "measured anyway: violated"}},
 		{"digits_wd.npz", "", theorems.Violated, map[string]theorems.Status{
 			"LL-B3": holds, "LL-B4": holds, "LL-A5": holds, "LL-4.1": assumption, "LL-4.2": assumption,
-			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption,
-		}, map[string]string{"LL-4.1": "weight decay, λ ≈ 0.1 on the summed loss"}},
+			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption, "LL-C10": assumption, "LL-4.5": assumption,
+		}, map[string]string{"LL-4.1": "weight decay, λ ≈ 0.1 on the summed loss", "LL-C10": "weight decay"}},
 		{"digits_bias.npz", "", holds, map[string]theorems.Status{
 			"LL-B3m": assumption, "LL-C7": assumption, "LL-5.1": assumption, "LL-C8": assumption,
 			"LL-B3": assumption, "LL-B4": assumption, "LL-A5": assumption, "LL-4.1": assumption, "LL-4.2": assumption,
-			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption,
-		}, map[string]string{"LL-B3": "measured with the bias-free network's L = 2: violated"}},
+			"LL-4.3": undecided, "LL-4.4": assumption, "LL-A9": assumption, "LL-C10": assumption, "LL-4.5": assumption,
+		}, map[string]string{"LL-B3": "measured with the bias-free network's L = 2: violated", "LL-B3m": "bias-free network's block degrees [1 1]: violated", "LL-C10": "(A2)"}},
 		{"digits_relu3_exp.npz", "exp", holds, map[string]theorems.Status{
 			"LL-B3": holds, "LL-B4": holds, "LL-A5": holds, "LL-4.1": holds, "LL-4.2": holds, "LL-4.3": undecided,
+			"LL-B3m": holds, "LL-C10": holds, "LL-4.5": undecided,
 		}, nil},
 	}
 	for _, c := range cases {

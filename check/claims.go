@@ -36,7 +36,17 @@ var claims = []claim{
 		return v
 	})},
 	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		return theorems.MultiHomogeneity(theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N})
+		c := theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
+		v := theorems.MultiHomogeneity(c)
+		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
+			// As LL-B3: each block (a layer's weight with its bias)
+			// measured with the degree of the same block without its bias.
+			c.BlockDegrees = r.biasFreeBlocks
+			m := theorems.MultiHomogeneity(c)
+			v.Statistic, v.Bound = m.Statistic, m.Bound
+			v.Detail += fmt.Sprintf("; measured with the bias-free network's block degrees %v: %s", r.biasFreeBlocks, m)
+		}
+		return v
 	})},
 	{theorems.LL_B4, binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
@@ -86,8 +96,21 @@ var claims = []claim{
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) })
 	})},
+	// LL Cor C.10 on the windows of consecutive records, as the property
+	// tests run it on the engine's GD (properties, LL-C10): no slack for
+	// GD's deviation from the flow (docs/check.md gives the ratios measured
+	// on correct runs). A step that is not −η∇𝓛 fails the premise.
+	{theorems.LL_C10, binaryLoss, whole(func(r *recorded) theorems.Verdict {
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaWindowBound(r.obj, tr, 0, 0) })
+	})},
 	{theorems.LL_lin, linearBinary, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.SVMDirection(r.obj.Data, tr) })
+	})},
+	// LL Cor 4.5 needs a C² net ((S1): NTKAlignment refuses a kinked one)
+	// and decides by the angle to the gradient-feature SVM halving from its
+	// peak or freezing away from 0, on the windows after t0.
+	{theorems.LL_4_5, binaryLoss, whole(func(r *recorded) theorems.Verdict {
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.NTKAlignment(r.obj, tr, 0) })
 	})},
 	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
 	// model. The regression checks take the records as they are: the

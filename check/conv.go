@@ -194,6 +194,23 @@ type cnnWalk struct {
 	out          int  // outputs of the last Linear
 	stage        int  // 0: expect conv; 1: after conv, expect activation; 2: after activation, pool allowed
 	lastIsLinear bool
+	oneD         bool // a Conv1d network (conv1d.go): h = 1
+}
+
+// convName names the convolution the walk maps.
+func (s *cnnWalk) convName() string {
+	if s.oneD {
+		return "Conv1d"
+	}
+	return "Conv2d"
+}
+
+// family names the engine's model family the walk maps to.
+func (s *cnnWalk) family() string {
+	if s.oneD {
+		return "cnn"
+	}
+	return "cnn2d"
 }
 
 // weight takes the next parameter tensor, which must be <key>.weight of the
@@ -236,43 +253,64 @@ func mapConv2d(t *Trajectory) (Mapping, *convLayout, error) {
 	if len(t.InputShape) != 3 {
 		return Mapping{}, nil, fmt.Errorf("a Conv2d network needs the input shape (C, H, W): save X as (n, C, H, W) or an array input_shape")
 	}
-	if d := t.InputShape[0] * t.InputShape[1] * t.InputShape[2]; (t.X != nil && d != t.D) || d > maxImage {
-		return Mapping{}, nil, fmt.Errorf("input shape %v: %d values per image, X has %d features (at most %d)", t.InputShape, d, t.D, maxImage)
+	c0, h0, w0 := t.InputShape[0], t.InputShape[1], t.InputShape[2]
+	s, err := walkCNN(t, c0, h0, w0, false)
+	if err != nil {
+		return Mapping{}, nil, err
 	}
-	s := &cnnWalk{t: t, c: t.InputShape[0], h: t.InputShape[1], w: t.InputShape[2]}
+	spec := fmt.Sprintf("cnn2d:%dx%dx%d:%s:%s", h0, w0, c0, s.act, strings.Join(s.stages, ","))
+	hidden := s.hidden()
+	switch {
+	case s.out > 1:
+		spec += ":" + hidden + ":" + strconv.Itoa(s.out)
+	case hidden != "":
+		spec += ":" + hidden
+	}
+	return s.mapping(spec+strings.Join(s.biasLayers, ""), c0*h0*w0)
+}
+
+// walkCNN reads the modules of a CNN on C×H×W inputs (H = 1 for a Conv1d
+// network on C×W sequences): the stages, the dense layers and the
+// permutation of θ.
+func walkCNN(t *Trajectory, c, h, w int, oneD bool) (*cnnWalk, error) {
+	if d := c * h * w; (t.X != nil && d != t.D) || d > maxImage {
+		return nil, fmt.Errorf("input shape %v: %d values per input, X has %d features (at most %d)", t.InputShape, d, t.D, maxImage)
+	}
+	s := &cnnWalk{t: t, c: c, h: h, w: w, oneD: oneD}
 	s.theta = make([]int, t.NumParams())
 	for j := range s.theta {
 		s.theta[j] = j
 	}
-	c0, h0, w0 := s.c, s.h, s.w
 	for i, text := range t.Modules {
 		m, err := parseModule(i, text)
 		if err != nil {
-			return Mapping{}, nil, err
+			return nil, err
 		}
 		if err := s.module(m); err != nil {
-			return Mapping{}, nil, err
+			return nil, err
 		}
 	}
 	switch {
 	case s.pi != len(t.Params):
-		return Mapping{}, nil, fmt.Errorf("theta/%s belongs to no module", t.Params[s.pi].Name)
+		return nil, fmt.Errorf("theta/%s belongs to no module", t.Params[s.pi].Name)
 	case !s.flat || !s.lastIsLinear:
-		return Mapping{}, nil, fmt.Errorf("modules: a Conv2d network must end with Flatten, then Linear layers (the last gives the score Φ)")
+		return nil, fmt.Errorf("modules: a %s network must end with Flatten, then Linear layers (the last gives the score Φ)", s.convName())
 	}
-	spec := fmt.Sprintf("cnn2d:%dx%dx%d:%s:%s", h0, w0, c0, s.act, strings.Join(s.stages, ","))
-	hidden := make([]string, len(s.dense)-1)
+	return s, nil
+}
+
+// hidden returns the widths of the hidden dense layers, "W1-W2-…".
+func (s *cnnWalk) hidden() string {
+	ws := make([]string, len(s.dense)-1)
 	for i, d := range s.dense[:len(s.dense)-1] {
-		hidden[i] = strconv.Itoa(d)
+		ws[i] = strconv.Itoa(d)
 	}
-	switch {
-	case s.out > 1:
-		spec += ":" + strings.Join(hidden, "-") + ":" + strconv.Itoa(s.out)
-	case len(hidden) > 0:
-		spec += ":" + strings.Join(hidden, "-")
-	}
-	spec += strings.Join(s.biasLayers, "")
-	d := c0 * h0 * w0
+	return strings.Join(ws, "-")
+}
+
+// mapping parses the spec the walk found for d inputs and returns it with
+// the walk's permutation of θ and of the inputs (channels first to last).
+func (s *cnnWalk) mapping(spec string, d int) (Mapping, *convLayout, error) {
 	net, err := models.Parse(spec, d)
 	if err != nil {
 		return Mapping{}, nil, fmt.Errorf("the network maps to %s, which the engine refuses: %v", spec, err)
@@ -280,7 +318,11 @@ func mapConv2d(t *Trajectory) (Mapping, *convLayout, error) {
 	if net.NumParams() != len(s.theta) {
 		return Mapping{}, nil, fmt.Errorf("the network maps to %s with %d parameters, the state_dict has %d", spec, net.NumParams(), len(s.theta))
 	}
-	return Mapping{Spec: net.String(), In: d}, &convLayout{theta: s.theta, input: chwToHWC(c0, h0, w0)}, nil
+	c, h, w := s.t.InputShape[0], 1, s.t.InputShape[len(s.t.InputShape)-1]
+	if !s.oneD {
+		h = s.t.InputShape[1]
+	}
+	return Mapping{Spec: net.String(), In: d}, &convLayout{theta: s.theta, input: chwToHWC(c, h, w)}, nil
 }
 
 // module reads one module.
@@ -288,7 +330,14 @@ func (s *cnnWalk) module(m module) error {
 	switch m.name {
 	case "Identity":
 		return nil
+	case "Conv1d":
+		return s.conv1d(m)
+	case "MaxPool1d", "AvgPool1d":
+		return s.pool1d(m)
 	case "Conv2d":
+		if s.oneD {
+			return fmt.Errorf("modules[%d] = %s in a Conv1d network", m.index, m.text)
+		}
 		if s.flat || s.stage == 1 {
 			return fmt.Errorf("modules[%d] = %s: the engine's cnn2d has an activation after every conv and all convs before Flatten", m.index, m.text)
 		}
@@ -332,6 +381,9 @@ func (s *cnnWalk) module(m module) error {
 		s.c, s.h, s.w, s.stage = c.out, h, w, 1
 		return nil
 	case "MaxPool2d", "AvgPool2d":
+		if s.oneD {
+			return fmt.Errorf("modules[%d] = %s in a Conv1d network", m.index, m.text)
+		}
 		if s.stage != 2 {
 			return fmt.Errorf("modules[%d] = %s: the engine pools only right after a conv's activation", m.index, m.text)
 		}
@@ -354,7 +406,7 @@ func (s *cnnWalk) module(m module) error {
 		return nil
 	case "Linear":
 		if !s.flat {
-			return fmt.Errorf("modules[%d] = %s before Flatten: the engine's cnn2d has its dense layers after the conv stages", m.index, m.text)
+			return fmt.Errorf("modules[%d] = %s before Flatten: the engine's %s has its dense layers after the conv stages", m.index, m.text, s.family())
 		}
 		a := argsOf(m.text)
 		in, err1 := strconv.Atoi(a["in_features"])
@@ -363,7 +415,7 @@ func (s *cnnWalk) module(m module) error {
 			return fmt.Errorf("modules[%d] = %s: want Linear(in_features=…, out_features=…)", m.index, m.text)
 		}
 		if s.lastIsLinear {
-			return fmt.Errorf("modules[%d] = %s follows a Linear directly: the engine's cnn2d has an activation between its dense layers", m.index, m.text)
+			return fmt.Errorf("modules[%d] = %s follows a Linear directly: the engine's %s has an activation between its dense layers", m.index, m.text, s.family())
 		}
 		if want := s.c * s.h * s.w; s.firstLinear && in != want {
 			return fmt.Errorf("modules[%d] = %s takes %d features, Flatten gives %d×%d×%d = %d", m.index, m.text, in, s.c, s.h, s.w, want)
@@ -397,10 +449,10 @@ func (s *cnnWalk) module(m module) error {
 		if strings.Contains(m.name, "Norm") {
 			what = "is a normalization layer: not homogeneous in θ and not mapped"
 		}
-		return fmt.Errorf("modules[%d] = %s %s (supported in a CNN: Conv2d, MaxPool2d, AvgPool2d, Flatten, Linear, Identity and one activation)", m.index, m.text, what)
+		return fmt.Errorf("modules[%d] = %s %s (supported in a CNN: Conv2d, MaxPool2d, AvgPool2d or Conv1d, MaxPool1d, AvgPool1d, then Flatten, Linear, Identity and one activation)", m.index, m.text, what)
 	}
 	if s.act != "" && a != s.act {
-		return fmt.Errorf("modules[%d] = %s: the engine's cnn2d has one activation, the network already uses %s", m.index, m.text, s.act)
+		return fmt.Errorf("modules[%d] = %s: the engine's %s has one activation, the network already uses %s", m.index, m.text, s.family(), s.act)
 	}
 	switch {
 	case !s.flat && s.stage == 1:
@@ -408,7 +460,7 @@ func (s *cnnWalk) module(m module) error {
 	case s.flat && s.lastIsLinear:
 		s.lastIsLinear = false
 	default:
-		return fmt.Errorf("modules[%d] = %s: the engine's cnn2d has one activation right after every conv and hidden Linear", m.index, m.text)
+		return fmt.Errorf("modules[%d] = %s: the engine's %s has one activation right after every conv and hidden Linear", m.index, m.text, s.family())
 	}
 	s.act = a
 	return nil

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,12 +74,7 @@ func TestMapConv2dRefuses(t *testing.T) {
 	net := func(conv, slot string) []string {
 		return []string{conv, "ReLU()", slot, "Flatten(start_dim=1, end_dim=-1)", "Linear(in_features=18, out_features=1, bias=False)"}
 	}
-	cases := []struct {
-		name    string
-		modules []string
-		shape   []int
-		want    string
-	}{
+	cases := []refusal{
 		{"stride with padding", net("Conv2d(1, 2, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False)", "Identity()"), []int{1, 5, 5}, "padding (1, 1) is neither valid nor same"},
 		{"asymmetric padding", net("Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1), padding=(2, 2), bias=False)", "Identity()"), []int{1, 5, 5}, "padding (2, 2)"},
 		{"dilation", net("Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1), dilation=(2, 2), bias=False)", "Identity()"), []int{1, 5, 5}, "dilation (2, 2) is not supported"},
@@ -100,6 +94,22 @@ func TestMapConv2dRefuses(t *testing.T) {
 		{"no flatten", []string{conv, "ReLU()"}, []int{1, 5, 5}, "theta/4.weight belongs to no module"},
 		{"no linear", []string{conv, "ReLU()", "Flatten(start_dim=1, end_dim=-1)"}, []int{1, 5, 5}, "theta/4.weight belongs to no module"},
 	}
+	assertRefused(t, params, cases)
+}
+
+// refusal is a network MapModel must refuse: its modules, input shape and
+// a part of the message.
+type refusal struct {
+	name    string
+	modules []string
+	shape   []int
+	want    string
+}
+
+// assertRefused asserts that MapModel refuses each network (the given
+// state_dict with the case's modules and input shape) with the message.
+func assertRefused(t *testing.T, params []Param, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := MapModel(&Trajectory{Params: params, Modules: c.modules, InputShape: c.shape})
@@ -111,7 +121,8 @@ func TestMapConv2dRefuses(t *testing.T) {
 }
 
 // TestReadNPZInputShape: the input shape comes from X (n, C, H, W) or from
-// input_shape (3,) beside X (n, C·H·W); a malformed or inconsistent one is a
+// input_shape (3,) beside X (n, C·H·W), and for a Conv1d network from X
+// (n, C, W) or input_shape (2,) beside X (n, C·W); a malformed or inconsistent one is a
 // one-line error naming the array.
 func TestReadNPZInputShape(t *testing.T) {
 	with := func(x npyArray, extra ...npyArray) []npyArray {
@@ -128,12 +139,17 @@ func TestReadNPZInputShape(t *testing.T) {
 	shape := func(descr string, v ...int64) npyArray {
 		return npyArray{name: "input_shape", descr: descr, shape: []int{len(v)}, data: i64(v...)}
 	}
-	for _, as := range [][]npyArray{with(images), with(flat, shape("<i8", 2, 1, 1))} {
+	sequences := npyArray{name: "X", descr: "<f8", shape: []int{2, 1, 2}, data: f64(1, 0.5, -1, 0.25)}
+	for _, as := range [][]npyArray{with(images), with(flat, shape("<i8", 2, 1, 1)), with(sequences), with(flat, shape("<i8", 1, 2))} {
 		tr, err := readBytes(buildNPZ(t, as))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.D != 2 || len(tr.InputShape) != 3 || tr.InputShape[0]*tr.InputShape[1]*tr.InputShape[2] != 2 {
+		size := 1
+		for _, v := range tr.InputShape {
+			size *= v
+		}
+		if tr.D != 2 || len(tr.InputShape) < 2 || size != 2 {
 			t.Fatalf("D %d, input shape %v", tr.D, tr.InputShape)
 		}
 	}
@@ -143,11 +159,13 @@ func TestReadNPZInputShape(t *testing.T) {
 		want   string
 	}{
 		{"wrong size", with(flat, shape("<i8", 1, 3, 1)), "input_shape [1 3 1] has 3 values, X has 2 features"},
-		{"two entries", with(flat, shape("<i8", 1, 2)), "input_shape has dtype"},
+		{"four entries", with(flat, shape("<i8", 1, 1, 1, 2)), "input_shape has dtype"},
+		{"wrong size (C, W)", with(flat, shape("<i8", 1, 3)), "input_shape [1 3] has 3 values, X has 2 features"},
+		{"both (C, W)", with(sequences, shape("<i8", 1, 2)), "input_shape has dtype"},
 		{"zero", with(flat, shape("<i8", 0, 1, 2)), "input_shape: entry 0 is 0"},
 		{"floats", with(flat, npyArray{name: "input_shape", descr: "<f8", shape: []int{3}, data: f64(1, 1, 2)}), "want (3,) integers"},
 		{"both", with(images, shape("<i8", 1, 1, 2)), "input_shape has dtype"},
-		{"3-D X", with(npyArray{name: "X", descr: "<f8", shape: []int{2, 1, 2}, data: f64(1, 0.5, -1, 0.25)}), "X has dtype <f8 and shape (2, 1, 2)"},
+		{"5-D X", with(npyArray{name: "X", descr: "<f8", shape: []int{2, 1, 1, 1, 2}, data: f64(1, 0.5, -1, 0.25)}), "X has dtype <f8 and shape (2, 1, 1, 1, 2)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,22 +177,23 @@ func TestReadNPZInputShape(t *testing.T) {
 	}
 }
 
-// TestWriteNPZInputShape: a Conv2d run read from X (n, C, H, W) survives
-// WriteNPZ (which writes X flattened and input_shape) and maps the same.
+// TestWriteNPZInputShape: a CNN run read from X (n, C, H, W), or a Conv1d
+// run from X (n, C, W), survives WriteNPZ (which writes X flattened and
+// input_shape) and maps the same.
 func TestWriteNPZInputShape(t *testing.T) {
-	tr, m, _ := mappedFile(t, "map_conv_max.npz")
-	var buf bytes.Buffer
-	if err := WriteNPZ(&buf, tr); err != nil {
-		t.Fatal(err)
-	}
-	back, err := readBytes(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(back.InputShape, tr.InputShape) || !reflect.DeepEqual(back.X, tr.X) {
-		t.Fatalf("input shape %v, want %v (X equal: %v)", back.InputShape, tr.InputShape, reflect.DeepEqual(back.X, tr.X))
-	}
-	if mb, err := MapModel(back); err != nil || mb.Spec != m.Spec {
-		t.Fatalf("read back: spec %q, %v; want %q", mb.Spec, err, m.Spec)
+	for _, file := range []string{"map_conv_max.npz", "map_conv1d_max.npz"} {
+		t.Run(file, func(t *testing.T) {
+			if file == "map_conv1d_max.npz" {
+				needGolden(t, file)
+			}
+			tr, m, _ := mappedFile(t, file)
+			back := writeRead(t, tr)
+			if !reflect.DeepEqual(back.InputShape, tr.InputShape) || !reflect.DeepEqual(back.X, tr.X) {
+				t.Fatalf("input shape %v, want %v (X equal: %v)", back.InputShape, tr.InputShape, reflect.DeepEqual(back.X, tr.X))
+			}
+			if mb, err := MapModel(back); err != nil || mb.Spec != m.Spec {
+				t.Fatalf("read back: spec %q, %v; want %q", mb.Spec, err, m.Spec)
+			}
+		})
 	}
 }

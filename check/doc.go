@@ -52,9 +52,10 @@
 //	Linears with no activation              id: deep linear   (degree 1)
 //	Identity(), Flatten()                   nothing
 //	Conv2d, MaxPool2d, AvgPool2d            a cnn2d stage (below, "Conv2d")
+//	Conv1d, MaxPool1d, AvgPool1d            a cnn stage (conv1d.go)
 //
-// and refuses, naming the module, normalization layers, Conv1d (its
-// permutation is not written), dropout and anything else.
+// and refuses, naming the module, normalization layers, dropout and
+// anything else.
 // The spec is mlp:ACT:W₁-W₂-…[/K][+bias@i…] (linear[/K] for one layer), so
 // L = Σ of the layers' degrees (LL (A2)). Without modules the activation
 // between Linears is taken to be ReLU, and Mapping.Note says so. When the
@@ -125,7 +126,9 @@
 //	LL-4.4  KKT residuals ε, δ → 0 (Cor C.10)    the run               GD (premise), homogeneous, unweighted
 //	LL-C8   Lemma C.8 certificate identity       every separated record  unweighted
 //	LL-A9   1 − β → 0 (Cor C.10)                 the run               GD (premise), homogeneous, unweighted
+//	LL-C10  Cor C.10: β^{−2} − 1 ≤ (1/L)Δlog γ̃/Δlog ρ  the run         GD (premise), homogeneous, unweighted
 //	LL-lin  direction → the SVM, L = 1           the run               GD (premise), linear model
+//	LL-4.5  θ̂ → the gradient-feature SVM         the run               GD (premise), C² net (S1)
 //	ZD-T1   GRW ends at the interpolator θ*      the run               linear model, squared loss, d > n
 //	ZD-span θ_t − θ₀ ∈ span{x_i}                 the run               linear model, squared loss, d > n
 //	ZD-T7   GRW direction → the SVM              the run               linear model, margin loss, weights
@@ -139,7 +142,8 @@
 //
 // A homogeneity hypothesis that fails (biases, tanh) makes the claim
 // assumption-failed with the theorems' reason; for the Euler identity the
-// residual is still measured with the bias-free network's L. A failed
+// residual is still measured with the bias-free network's L (and the
+// per-block one with its block degrees). A failed
 // premise makes the gradient-descent claims assumption-failed with its
 // reason and the claim's statistic measured anyway (the check run without
 // the step identity), so a person sees how far outside the theory the run

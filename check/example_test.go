@@ -57,4 +57,6 @@ func ExampleRun() {
 	// LL-4.4 assumption-failed
 	// LL-C8 holds
 	// LL-A9 assumption-failed
+	// LL-C10 assumption-failed
+	// LL-4.5 assumption-failed
 }

@@ -89,6 +89,9 @@ func modulesOf(spec string, ps []Param) []string {
 		case a == "tanh":
 			act = "Tanh()"
 		case a == "id":
+			// paramsOf numbers layer k's tensors 2k (a module between
+			// each two Linears): an Identity, which maps to nothing.
+			act = "Identity()"
 		case strings.HasPrefix(a, "lrelu"):
 			act = "LeakyReLU(negative_slope=" + strings.TrimPrefix(a, "lrelu") + ")"
 			if a == "lrelu" {

@@ -52,7 +52,7 @@ func layersOf(params []Param) ([]layer, error) {
 			return nil, fmt.Errorf("theta/%s: expected a weight tensor <module>.weight here (state_dict order: each Linear's weight, then its bias)", p.Name)
 		}
 		if len(p.Shape) != 2 {
-			return nil, fmt.Errorf("theta/%s has shape %v per record, want (out_features, in_features) of a Linear (convolutions are not mapped yet)", p.Name, p.Shape)
+			return nil, fmt.Errorf("theta/%s has shape %v per record, want (out_features, in_features) of a Linear (Conv1d and Conv2d weights are 3-D and 4-D; no other tensor is mapped)", p.Name, p.Shape)
 		}
 		l := layer{out: p.Shape[0], in: p.Shape[1], key: prefix}
 		if l.out < 1 || l.in < 1 {
@@ -171,11 +171,17 @@ const supportedModules = "Linear, ReLU, LeakyReLU, ReLUPow(k=K), Square, Tanh, I
 // alone and the activation between Linears is taken to be ReLU, which Note
 // says. A normalization layer, a Conv1d, dropout or any other module is
 // refused by name. A run with a Conv2d (a 4-D weight or a Conv2d module)
-// maps to a cnn2d spec (conv.go, doc.go "Conv2d"); its θ and X are in
-// PyTorch's layout until Mapping.Apply permutes them.
+// maps to a cnn2d spec (conv.go, doc.go "Conv2d"), one with a Conv1d to a
+// cnn spec (conv1d.go); their θ and X are in PyTorch's layout until
+// Mapping.Apply permutes them.
 func MapModel(t *Trajectory) (Mapping, error) {
 	if hasConv2d(t) {
 		m, l, err := mapConv2d(t)
+		m.layout = l
+		return m, err
+	}
+	if hasConv1d(t) {
+		m, l, err := mapConv1d(t)
 		m.layout = l
 		return m, err
 	}
@@ -253,7 +259,7 @@ func mapModules(texts []string, ls []layer) (string, error) {
 			case strings.Contains(m.name, "Norm"):
 				what = "is a normalization layer: not homogeneous in θ and not mapped"
 			case strings.HasPrefix(m.name, "Conv"):
-				what = "is a convolution: not mapped (the engine's 1-D CNN is channels-last with weights (out, k, in), PyTorch's Conv1d channels-first with (out, in, k): the layouts do not match)"
+				what = "is a convolution the engine has no model for (Conv1d and Conv2d are mapped)"
 			}
 			return "", fmt.Errorf("modules[%d] = %s %s (supported: %s)", i, s, what, supportedModules)
 		}

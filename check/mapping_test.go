@@ -134,7 +134,8 @@ func TestMapModelRefuses(t *testing.T) {
 	}{
 		{"batchnorm", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)", "Linear(in_features=4, out_features=1, bias=False)"}, "BatchNorm1d(4"},
 		{"unknown", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "Mish()", "Linear(in_features=4, out_features=1, bias=False)"}, "Mish() is not supported"},
-		{"conv", two, []string{"Conv1d(1, 4, kernel_size=(3,), stride=(1,), bias=False)"}, "Conv1d(1, 4"},
+		{"conv without input shape", two, []string{"Conv1d(1, 4, kernel_size=(3,), stride=(1,), bias=False)"}, "a Conv1d network needs the input shape (C, W)"},
+		{"conv3d", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "Conv3d(1, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), bias=False)", "Linear(in_features=4, out_features=1, bias=False)"}, "Conv3d(1, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), bias=False) is a convolution the engine has no model for"},
 		{"dropout", two, []string{"Linear(in_features=3, out_features=4, bias=False)", "Dropout(p=0.5, inplace=False)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)"}, "Dropout(p=0.5"},
 		{"shape mismatch", two, []string{"Linear(in_features=3, out_features=5, bias=False)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)"}, "does not match theta/0.weight"},
 		{"bias disagrees", two, []string{"Linear(in_features=3, out_features=4, bias=True)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)"}, "bias=True"},
@@ -143,7 +144,8 @@ func TestMapModelRefuses(t *testing.T) {
 		{"not str(m)", two, []string{"relu"}, `"relu"`},
 		{"linears in a row with ReLU elsewhere", []Param{w("0.weight", 4, 3), w("1.weight", 4, 4), w("3.weight", 1, 4)}, []string{"Linear(in_features=3, out_features=4, bias=False)", "Linear(in_features=4, out_features=4, bias=False)", "ReLU()", "Linear(in_features=4, out_features=1, bias=False)"}, "modules[1] = Linear(in_features=4, out_features=4, bias=False) follows a Linear directly"},
 		{"chained shapes", []Param{w("0.weight", 4, 3), w("2.weight", 1, 5)}, nil, "takes 5 inputs"},
-		{"conv tensor", []Param{{Name: "0.weight", Shape: []int{4, 1, 3}}}, nil, "convolutions are not mapped"},
+		{"conv tensor without modules", []Param{{Name: "0.weight", Shape: []int{4, 1, 3}}}, nil, "a Conv1d network needs its modules array"},
+		{"conv3d tensor", []Param{{Name: "0.weight", Shape: []int{4, 1, 3, 3, 3}}}, nil, "want (out_features, in_features) of a Linear"},
 		{"stray bias", []Param{{Name: "0.bias", Shape: []int{4}}}, nil, "expected a weight"},
 	}
 	for _, c := range cases {

@@ -428,28 +428,35 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		switch {
 		case x.f != nil && len(x.shape) == 2:
 			t.N, t.D, t.X = x.shape[0], x.shape[1], x.f
+		case x.f != nil && len(x.shape) == 3:
+			// sequences as PyTorch holds them, (n, C, W): flattened in
+			// that order, the shape kept for the Conv1d mapping
+			t.N, t.D, t.X = x.shape[0], x.shape[1]*x.shape[2], x.f
+			t.InputShape = append([]int(nil), x.shape[1:]...)
 		case x.f != nil && len(x.shape) == 4:
 			// images as PyTorch holds them, (n, C, H, W): flattened in
 			// that order, the shape kept for the Conv2d mapping
 			t.N, t.D, t.X = x.shape[0], x.shape[1]*x.shape[2]*x.shape[3], x.f
 			t.InputShape = append([]int(nil), x.shape[1:]...)
 		default:
-			return nil, fmt.Errorf("X has dtype %s and shape %s, want (n, d) or images (n, C, H, W) numbers", x.dtype, x.shapeString())
+			return nil, fmt.Errorf("X has dtype %s and shape %s, want (n, d), sequences (n, C, W) or images (n, C, H, W) numbers", x.dtype, x.shapeString())
 		}
 	}
 	if s, ok := arrays["input_shape"]; ok {
-		if !s.integer || len(s.shape) != 1 || s.shape[0] != 3 || t.InputShape != nil {
-			return nil, fmt.Errorf("input_shape has dtype %s and shape %s, want (3,) integers (C, H, W) beside an X of shape (n, C·H·W)", s.dtype, s.shapeString())
+		if !s.integer || len(s.shape) != 1 || (s.shape[0] != 3 && s.shape[0] != 2) || t.InputShape != nil {
+			return nil, fmt.Errorf("input_shape has dtype %s and shape %s, want (3,) integers (C, H, W), or (2,) (C, W) for a Conv1d network, beside an X of shape (n, C·H·W) or (n, C·W)", s.dtype, s.shapeString())
 		}
-		t.InputShape = make([]int, 3)
+		t.InputShape = make([]int, s.shape[0])
+		size := 1
 		for i, v := range s.f {
 			if !(v >= 1) || v > 1<<20 {
 				return nil, fmt.Errorf("input_shape: entry %d is %v, want an integer ≥ 1", i, v)
 			}
 			t.InputShape[i] = int(v)
+			size *= int(v)
 		}
-		if t.X != nil && t.InputShape[0]*t.InputShape[1]*t.InputShape[2] != t.D {
-			return nil, fmt.Errorf("input_shape %v has %d values, X has %d features", t.InputShape, t.InputShape[0]*t.InputShape[1]*t.InputShape[2], t.D)
+		if t.X != nil && size != t.D {
+			return nil, fmt.Errorf("input_shape %v has %d values, X has %d features", t.InputShape, size, t.D)
 		}
 	}
 	if y, ok := arrays["y"]; ok {

@@ -246,6 +246,15 @@ func TestWriteNPZRoundTrip(t *testing.T) {
 	tr.WeightSum = [][]float64{{0, 0}, {0.0625, 0.1875}, {0.5, 0.25}}
 	tr.Outputs = []float64{0.5, -1.25}
 	tr.Reduction = "sum"
+	back := writeRead(t, tr)
+	if !reflect.DeepEqual(back, tr) {
+		t.Fatalf("round trip changed the trajectory:\n%+v\n%+v", back, tr)
+	}
+}
+
+// writeRead writes tr with WriteNPZ and reads it back.
+func writeRead(t *testing.T, tr *Trajectory) *Trajectory {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteNPZ(&buf, tr); err != nil {
 		t.Fatal(err)
@@ -254,7 +263,5 @@ func TestWriteNPZRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, tr) {
-		t.Fatalf("round trip changed the trajectory:\n%+v\n%+v", back, tr)
-	}
+	return back
 }

@@ -153,7 +153,10 @@ type recorded struct {
 	// biasFreeL is the order L of the model without its bias terms (0 when
 	// that is not homogeneous either, or the model has no biases).
 	biasFreeL float64
-	measured  []Row // rows, once measured
+	// biasFreeBlocks are the block degrees k_i of that network (nil
+	// unless biasFreeL is set), for LL-B3m.
+	biasFreeBlocks []float64
+	measured       []Row // rows, once measured
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -254,6 +257,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
 		if m, err := models.Parse(spec, obj.Model.In()); err == nil && m.Degree().Homogeneous {
 			r.biasFreeL = m.Degree().Order
+			r.biasFreeBlocks = m.Degree().Blocks
 		}
 	}
 	return r, nil

@@ -30,7 +30,9 @@ the engine's models and what each claim needs are in docs/check.md.
 
   --run FILE     the trajectory, an NPZ file (numpy.savez) (required)
   --model SPEC   the engine's model spec (see implicitbias help train); default:
-                 read from the modules array and the tensor shapes
+                 read from the modules array and the tensor shapes (a PyTorch
+                 Conv2d file is still permuted as its modules say, and refused
+                 if SPEC's parameters are not theirs)
   --data FILE    CSV dataset (label first); default: the file's X and y
   --loss L       logistic (default for one output), exp, ce (default for
                  several outputs), or squared (ZD's regression, linear model)
@@ -71,6 +73,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		*spec, note = m.Spec, m.Note
 		t = m.Apply(t) // a Conv2d run's θ and X in the engine's channels-last layout
+	} else {
+		// A PyTorch-layout CNN file is permuted as the mapped case is, or
+		// refused when the spec and its modules disagree.
+		m, err := check.MapSpec(t, *spec, t.D)
+		if err != nil {
+			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
+		}
+		note = m.Note
+		t = m.Apply(t)
 	}
 	var data *dataset.Dataset
 	if *dataPath != "" {

@@ -217,3 +217,18 @@ func TestTrainExportCheck(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.Theta, b.Theta)
 }
+
+// TestCheckModelPermutesCNN: --model with a PyTorch-layout CNN file permutes
+// it as the mapped case does (the mapping line: PyTorch's outputs
+// reproduced), and a spec whose parameters are not the modules' is bad input
+// naming both.
+func TestCheckModelPermutesCNN(t *testing.T) {
+	run := goldenRun("map_conv_max.npz")
+	code, out, errOut := runCLI("check", "--run", run, "--model", "cnn2d:8x8x1:relu:3c3-valid-max2")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "mapping: the engine's outputs at the last record agree with the run's")
+
+	code, _, errOut = runCLI("check", "--run", run, "--model", "cnn2d:8x8x1:relu:3c3-max2")
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--model cnn2d:8x8x1:relu:3c3-max2 disagrees with the file's modules, which map to cnn2d:8x8x1:relu:3c3-valid-max2")
+}
