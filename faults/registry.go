@@ -69,7 +69,7 @@ func Registry() []Fault {
 				{Claim: "ZD-T1", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
 				{Claim: "ZD-PT", Why: "the polynomial tail's limit direction depends on the weights (ZD eq. 19): the importance-weighted path lands on ERM's limit, not on the computed one"},
 				{Claim: "ZD-F1", Why: "IW and Group DRO on the digits: GD replayed from the recorded weights disagrees with the runs' first steps"},
-				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
+				{Claim: "ZD-T7", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's; with weights that move (χ², CVaR, schedules A1, A3) each segment's step has coefficients η Σ_t (−ℓ′) on the x_n, uniform-weighted, outside [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
 				{Claim: "ZD-T4/L5", Why: "every GRW run is ERM's (the GRW–ERM gap is 0 at every width): the linearized GRW run follows the uniform weights' path, not GD on eq. (11) with the A1 weights computed in function space (LinPath: error ≈ the weights' effect, 0.02 … 0.09, against 1e-7)"},
 				{Claim: "ZD-T6", Why: "the regularized linearized run follows the uniform weights' path to their limit (Θ/n + μI)⁻¹(y − f⁰)/n, not the A1 weights' (QΘ + μI)⁻¹Q(y − f⁰) (LinPath)"},
@@ -87,7 +87,7 @@ func Registry() []Fault {
 			Breaks: []Break{
 				{Claim: "ZD-T6lin", Why: "the regularized limit depends on Q: the run lands on Q²'s"},
 				{Claim: "ZD-T1", Why: "GD replayed from the recorded weights disagrees with the run's first steps"},
-				{Claim: "ZD-T7", Why: "the run settles at the offset of q², not q's"},
+				{Claim: "ZD-T7", Why: "the run settles at the offset of q², not q's; with the schedules' moving weights each segment's coefficients leave [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 				{Claim: "XY-P1", Why: "as ZD-T7, for importance weights"},
 				{Claim: "XY-C1", Why: "the ladder holds the optima of L_λ(·; w²), not stationary for L_λ(·; w)"},
 				{Claim: "XY-P3", Why: "as XY-C1"},
