@@ -3,7 +3,6 @@ package theorems
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -148,88 +147,31 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	if len(w) != d {
 		return invalid(fmt.Errorf("the SVM has %d entries, the data %d", len(w), d))
 	}
-	var recs []*train.Record
-	for i := range tr.Records {
-		r := &tr.Records[i]
-		if r.Theta == nil || !(r.LogT > 0) || math.IsInf(r.LogT, 0) {
-			continue
-		}
-		if len(r.Theta) != d {
-			return invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), d))
-		}
-		if len(recs) > 0 && r.Step <= recs[len(recs)-1].Step {
-			continue // a record of the same step again
-		}
-		recs = append(recs, r)
-	}
-	if len(recs) == 0 {
-		return Undecided("no record with θ and T > 1")
-	}
-	last := recs[len(recs)-1]
-	start := -1
-	for i, r := range recs {
-		if r.LogT <= last.LogT/2 {
-			start = i
-		}
-	}
-	if start < 0 || start == len(recs)-1 {
-		return Undecided("no record with 0 < log T ≤ log T_end/2 = %.3g: record earlier", last.LogT/2)
+	recs, start, bad := limitRecords(tr, d)
+	if bad != nil {
+		return *bad
 	}
 	win := recs[start:]
 	ext := recs[max(start-1, 0):] // the window and the record before it
 	lead := len(ext) - len(win)
+	last := win[len(win)-1]
 	tail := tailOf(tr.Loss)
 
-	// The weights of every record (those it kept, else q0, else 1); fixed
-	// when the scheme's weights are a function of the data alone
-	// (fixedWeightSchemes) and every record of the window has the same.
-	qs := make([][]float64, len(win))
-	fixed := fixedWeightSchemes[tr.Weighting]
-	total := 0.0 // the largest Σ_n q_n of a record: q_n ≤ it
-	for k, r := range win {
-		q := r.Weights
-		if len(q) != n {
-			q = q0
-		}
-		if q == nil {
-			q = ones(n)
-		}
-		if len(q) != n {
-			return invalid(fmt.Errorf("%d weights for %d rows", len(q), n))
-		}
-		qs[k] = q
-		fixed = fixed && floats.EqualApprox(q, qs[0], weightsSameTol)
-		total = math.Max(total, floats.Sum(q))
+	rw, err := windowWeights(tr, win, n, q0, "rows")
+	if err != nil {
+		return invalid(err)
 	}
+	qs, fixed, total, qCap := rw.qs, rw.fixed, rw.total, rw.qCap
 	// The weights' integral over each segment (train.WeightSum, summed over
 	// the records between the segment's ends): with it the coefficients'
 	// intervals (5) hold for weights that move between records.
 	sums, integrated := segmentWeightSums(tr, win, n)
 	qEnd := qs[len(qs)-1]
-	qCap := qEnd // the weights' bound in the pulls
-	if !fixed {
-		qCap = make([]float64, n)
-		for i := range qCap {
-			qCap[i] = total
-		}
-	}
 
 	g := newLinGeometry(z, w)
 
 	// GD's step size, recovered from the records.
-	etas := make([]float64, len(win)-1)
-	for k := range etas {
-		a, b := win[k], win[k+1]
-		etas[k] = math.Exp(a.LogT) * math.Expm1(b.LogT-a.LogT) / float64(b.Step-a.Step)
-	}
-	eta := etas[len(etas)-1]
-	notGD := ""
-	switch {
-	case tr.Optimizer != "" && tr.Optimizer != "gd":
-		notGD = fmt.Sprintf("the flow comparison models constant-step GD, the run used %s", tr.Optimizer)
-	case floats.Max(etas)/floats.Min(etas)-1 > etaConstTol:
-		notGD = fmt.Sprintf("the steps' sizes (T_{k+1} − T_k)/(t_{k+1} − t_k) range over [%.6g, %.6g]: not constant-step GD", floats.Min(etas), floats.Max(etas))
-	}
+	eta, notGD := stepSize(tr, win)
 
 	// Pulls on V_S at the window's records and the one before it (for the
 	// curvature of their logs).
@@ -259,34 +201,21 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	var (
 		perturb, roundTotal, offPull float64
 		offUnbounded                 int // segments without a margins' floor (marginFloor)
-		worstFlow, worstCoef         = math.Inf(-1), math.Inf(-1)
-		flowAt, flowDev, flowBud     float64
+		worstCoef                    = math.Inf(-1)
 		coefAt                       float64
-		skipped, compared            int
-		ermFit, ermApart             float64 // the run's and the recorded weights' distance from ERM's flow, over the budget
-		uniform                      = make([]float64, n)
 		gram                         *mat.SymDense // of the rows, for marginFloor
 	)
-	for i := range uniform {
-		uniform[i] = total / float64(n)
-	}
-	tmp := make([]float64, d)
+	ft := newFlowTally(flow, func(q []float64) { flow.q = q }, eta, total, n, d) // parts 4 and 6
 	for k := 0; k+1 < len(win); k++ {
 		a, b := win[k], win[k+1]
 		dt := float64(b.Step - a.Step)
-		flow.q = qs[k]
-		curv := flow.velocity(a.Theta)
-		disc := dt * eta * eta / 2 * math.Max(flow.field(tmp, a.Theta), flow.field(tmp, b.Theta))
-		round := roundingBudget(dt, a.Theta, b.Theta, n)
-		if notGD != "" {
-			disc = 0 // not GD: the parts below read the records as a flow's
-		}
+		disc, round := ft.segment(a, b, qs[k], n, notGD != "")
 		perturb += disc + round
 		roundTotal += round
 		// The weights' mass m_n = ∫q_n dT over the segment: ΔT·q_n for
 		// fixed weights, the recorded integral for weights that move,
 		// else ΔT·Σq (q_n ≤ Σq at every step).
-		dT := etas[k] * dt
+		dT := segmentStep(a, b) * dt
 		var mass []float64
 		switch {
 		case fixed:
@@ -332,25 +261,6 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		} else if offPart {
 			offUnbounded++
 		}
-		if eta*curv > flowStepLimit {
-			skipped++
-			continue
-		}
-		pred, ierr := flow.predict(a.Theta, a.LogT, b.LogT)
-		dev := floats.Distance(pred, b.Theta, 2)
-		bud := disc + round + ierr
-		compared++
-		if r := dev / bud; r > worstFlow || math.IsNaN(r) {
-			worstFlow, flowAt, flowDev, flowBud = r, b.LogT, dev, bud
-		}
-		// The same from uniform weights (ERM's): how far the run is from
-		// ERM's flow, and how far the recorded weights would take it.
-		flow.q = uniform
-		discU := dt * eta * eta / 2 * math.Max(flow.field(tmp, a.Theta), flow.field(tmp, b.Theta))
-		predU, ierrU := flow.predict(a.Theta, a.LogT, b.LogT)
-		budU := discU + round + ierrU
-		ermFit = math.Max(ermFit, floats.Distance(predU, b.Theta, 2)/budU)
-		ermApart = math.Max(ermApart, floats.Distance(predU, pred, 2)/math.Max(bud, budU))
 	}
 	var pushOn float64
 	for j := lead; j+1 < len(ext); j++ {
@@ -359,50 +269,10 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 
 	var decide []Verdict // the parts that decide
 	var parts []string   // the detail
-	weightNote := ""
-	if !fixed {
-		weightNote = "the weights move between records, which then do not determine the weights the engine used between them: "
-	}
-
-	// 4. The flow.
-	switch {
-	case notGD != "":
-		decide = append(decide, Undecided("the flow comparison could not run"))
-		parts = append(parts, "no flow comparison: "+notGD)
-	case compared == 0:
-		decide = append(decide, Undecided("GD's step is not small against the curvature at any record from log T = %.3g on (η‖∇²𝓛‖ > %g): record later", win[0].LogT, flowStepLimit))
-	default:
-		msg := fmt.Sprintf("GD's modified flow from each record to the next: largest deviation/budget %.3g at log T = %.3g (%.3g against %.3g)", worstFlow, flowAt, flowDev, flowBud)
-		if skipped > 0 {
-			msg += fmt.Sprintf(", %d early segments skipped (η‖∇²𝓛‖ > %g)", skipped, flowStepLimit)
-		}
-		if fixed {
-			decide = append(decide, Compare(worstFlow, LinLimitBound, ""))
-		} else {
-			msg = "shown, not decided (" + weightNote + "recorded weights): " + msg
-		}
-		parts = append(parts, msg)
-	}
-
-	// 6. The weights' effect: a run the recorded weights would move
-	// measurably off ERM's flow must not follow ERM's flow (ZD: the
-	// finite-time path depends on the weights). Applies when some segment's
-	// predictions from the recorded and from uniform weights lie farther
-	// apart than the budget; the ratio is 1/(the run's distance from ERM's
-	// flow over the budget), > 1 when the run is ERM's.
-	// Only with fixed weights: a scheme that moves its weights between
-	// records may average them to uniform (soak seed 1795337506020117:
-	// CVaR-DRO on three nearly symmetric support vectors, records with a
-	// weight 0, the run 0.26 budgets from ERM's flow on a correct engine).
-	if notGD == "" && compared > 0 && ermApart > ermApartMin {
-		msg := fmt.Sprintf("the weights' effect: the recorded weights move the flow up to %.3g budgets from ERM's, the run lies %.3g budgets from ERM's flow", ermApart, ermFit)
-		if fixed {
-			decide = append(decide, Compare(1/ermFit, LinLimitBound, ""))
-		} else {
-			msg = "shown, not decided (" + weightNote + "they may average to uniform): " + msg
-		}
-		parts = append(parts, msg)
-	}
+	// 4. The flow; 6. the weights' effect (flowTally.verdicts).
+	d46, p46 := ft.verdicts("GD's modified flow", notGD, fixed, win[0].LogT)
+	decide = append(decide, d46...)
+	parts = append(parts, p46...)
 
 	// 1. The limit on V_S. With weights that move it is computed for the
 	// last segment's mean weights ∫q dT/ΔT (a record's weights may be 0 on
@@ -413,41 +283,23 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		a, b := win[len(win)-2], win[len(win)-1]
 		qLimit = scaleBy(1/(eta*float64(b.Step-a.Step)), sums[len(sums)-1])
 	}
-	cS, err := residualLimit(z, scaleBy(tail.c, qLimit), w, make([]float64, d))
-	if err != nil {
+	terms := []budgetTerm{{"pull off the margin and tail", pushOn}, {"GD's discretization and rounding", perturb}}
+	if ratio, muDs, msg, err := limitOnSupportTerms(z, w, scaleBy(tail.c, qLimit), g, win, terms, fixed); err != nil {
 		if fixed {
 			decide = append(decide, Undecided("the residual's limit: %v", err))
 		}
 		parts = append(parts, fmt.Sprintf("no computed limit (%v)", err))
 	} else {
-		dist := make([]float64, len(win))
-		for k, r := range win {
-			res := append([]float64(nil), r.Theta...)
-			floats.AddScaled(res, -r.LogT, w)
-			on := g.onSpan(res)
-			floats.Sub(on, cS)
-			dist[k] = floats.Norm(on, 2)
-		}
-		budget := pushOn + perturb
-		mu := 0.0
-		if fixed {
-			mu = math.Exp(-(floats.Max(dist)+budget)*g.zmax) * balanceCurvature(z, g.onMargin, g.basis, scaleBy(tail.c, qEnd), cS)
-		}
-		ds := last.LogT - win[0].LogT
-		bound := math.Exp(-mu*ds)*dist[0] + budget
-		msg := fmt.Sprintf("distance of θ − ŵ log T from its computed limit (‖limit‖ %.4g) on the support vectors' span: %.4g at log T = %.3g → %.4g at log T = %.3g, bound %.4g (contraction e^{−μΔs} = %.3g, μ = %.3g; pull off the margin and tail %.3g; GD's discretization and rounding %.3g)",
-			floats.Norm(cS, 2), dist[0], win[0].LogT, dist[len(dist)-1], last.LogT, bound, math.Exp(-mu*ds), mu, pushOn, perturb)
-		if fixed && mu*ds < noContraction {
+		if fixed && muDs < noContraction {
 			msg += " — no contraction on this ball: this part shows only that the distance did not grow; the flow comparison and GD's map decide the steps"
 		}
-		if fixed {
-			decide = append(decide, Compare(dist[len(dist)-1]/bound, LinLimitBound, ""))
-		} else {
-			if integrated {
-				msg = "shown, not decided (the weights move: limit for the last segment's mean weights): " + msg
-			} else {
-				msg = "shown, not decided (" + weightNote + "limit for the last record's weights): " + msg
-			}
+		switch {
+		case fixed:
+			decide = append(decide, Compare(ratio, LinLimitBound, ""))
+		case integrated:
+			msg = "shown, not decided (the weights move: limit for the last segment's mean weights): " + msg
+		default:
+			msg = movingShown("limit for the last record's weights") + msg
 		}
 		parts = append(parts, msg)
 	}
@@ -455,15 +307,11 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	// 2. Off V_S on span{z_n}: the pull of the samples off the margin,
 	// segment by segment over the margins GD can meet (offpull.go).
 	if offPart {
-		dth := append([]float64(nil), last.Theta...)
-		floats.Sub(dth, win[0].Theta)
-		drift := floats.Norm(g.offSupport(dth), 2)
-		budget := offPull + roundTotal
-		msg := fmt.Sprintf("drift off the support vectors' span %.4g against the pull of the samples off the margin %.4g", drift, budget)
-		shown := fixed && notGD == "" && compared > 0
+		ratio, msg := driftOffSupport(g, win[0], last, offPull+roundTotal)
+		shown := fixed && notGD == "" && ft.compared > 0
 		switch {
 		case offUnbounded > 0:
-			msg = fmt.Sprintf("drift off the support vectors' span %.4g: no bound (on %d segments the margins GD can meet have no floor within %d of the record's)", drift, offUnbounded, marginFloorReach)
+			msg += fmt.Sprintf(" on the other segments: no bound (on %d segments the margins GD can meet have no floor within %d of the record's)", offUnbounded, marginFloorReach)
 			if !shown {
 				decide = append(decide, Undecided("the pull off the margin has no bound: record more often"))
 			}
@@ -472,26 +320,16 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 			// with a budget ~10³ times tighter than this bound.
 			msg += " (shown: the flow comparison covers it)"
 		default:
-			decide = append(decide, Compare(drift/budget, LinLimitBound, ""))
+			decide = append(decide, Compare(ratio, LinLimitBound, ""))
 		}
 		parts = append(parts, msg)
 	}
 
 	// 3. Off span{z_n}: nothing moves θ; its limit there is θ₀'s part.
 	if len(g.span) < d {
-		first := recs[0]
-		for i := range tr.Records {
-			if r := &tr.Records[i]; r.Theta != nil && len(r.Theta) == d {
-				first = r
-				break
-			}
-		}
-		dth := append([]float64(nil), last.Theta...)
-		floats.Sub(dth, first.Theta)
-		drift := floats.Norm(g.offSpan(dth), 2)
-		budget := roundingBudget(float64(last.Step-first.Step), first.Theta, last.Theta, n)
-		decide = append(decide, Compare(drift/budget, LinLimitBound, ""))
-		parts = append(parts, fmt.Sprintf("off span{z_n} (%d of %d directions) θ moved %.3g from step %d, rounding allows %.3g", d-len(g.span), d, drift, first.Step, budget))
+		ratio, msg := driftOffSpan(g, tr, last, n)
+		decide = append(decide, Compare(ratio, LinLimitBound, ""))
+		parts = append(parts, msg)
 	}
 
 	// 7. GD's map over short segments, wherever the records have them.
@@ -515,15 +353,6 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 		parts = append(parts, fmt.Sprintf("the steps' coefficients on the independent z_n %s: worst ratio %.3g at log T = %.3g", kind, worstCoef, coefAt))
 	}
 
-	v := Worst(decide...)
-	if v.Status != Inconclusive {
-		v.Statistic, v.Bound = math.Inf(-1), LinLimitBound
-		for _, p := range decide {
-			if p.Status != Inconclusive {
-				v.Statistic = math.Max(v.Statistic, p.Statistic)
-			}
-		}
-	}
 	parts = append(parts, fmt.Sprintf("∠(θ, ŵ) %.4g → %.4g rad", numerics.Angle(win[0].Theta, w), numerics.Angle(last.Theta, w)))
 	if !tail.known {
 		parts = append(parts, fmt.Sprintf("loss %q unknown to the check: compared with the exponential tail e^{−u}", tr.Loss))
@@ -533,11 +362,7 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	if note != "" {
 		parts = append(parts, note)
 	}
-	if v.Detail != "" {
-		parts = append([]string{v.Detail}, parts...)
-	}
-	v.Detail = strings.Join(parts, "; ")
-	return v
+	return combineParts(decide, parts)
 }
 
 // etaConstTol is the relative spread of the step sizes recovered from the

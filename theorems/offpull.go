@@ -63,6 +63,16 @@ const (
 // for every L, so L^{k+1} = F(L^k) from L⁰ decreases to F's greatest fixed
 // point; the floor returned is the last iterate less a margin of 10⁻⁹
 // for which F(L) ≥ L is checked.
+//
+// The floor is rigorous but crude: it charges every coefficient its mass
+// at the slope of the floor, while GD's slopes fall as the margins grow.
+// Between the records of the quick runs (1.5× apart in T) the masses at
+// the records' slopes are the coefficients themselves, O(1)–O(10), and the
+// iteration runs off (LL-lin's dependent cases at seed 1: no floor on any
+// segment). linearLimit's part 2 is then shown where the flow comparison
+// covers it and undecided where it would decide, which is only where the
+// flow comparison could not run (itself undecided): a correct run's
+// verdict does not change.
 func marginFloor(gram mat.Symmetric, u0, mass []float64, round float64, slope func(float64) float64) ([]float64, bool) {
 	n := len(u0)
 	top := make([]float64, n)
