@@ -113,10 +113,12 @@ import (
 // budget); ratio 1 reaches 0.96 where the run hardly contracts; the cone's
 // Σq_n = Q reaches 0.98 on ZD-T7's short last segment, where it is an
 // identity up to the slopes' change; ratio 5 with the weights' integral
-// stayed ≤ 0.45 on 100 runs of the moving-weight schemes (seed 1) with
-// the records' slopes, which the margins' range only widens (and which
-// reported 1.74 on check/roundtrip_test.go's χ² run, whose margins dip
-// between records: TestGRWDirectionChi2MarginsDip).
+// ≤ 0.544 on 100 runs of the moving-weight schemes at seed 1 (0.766 over
+// 100 runs of all nine schemes) with the slopes over the margins GD can
+// reach (0.45 with the records' slopes, which reported 1.74 on
+// check/roundtrip_test.go's χ² run, whose margins dip between records:
+// TestGRWDirectionChi2MarginsDip); ratio 2 ≤ 0.781 on the 60 of those
+// runs with samples off the margin; ratio 7 ≤ 0.128.
 // Faults: a limit direction φ away from ŵ moves r by ≈ φ‖ŵ‖ per unit of
 // log T, which ratio 4 sees once it exceeds the first-order discretization
 // ~‖ŵ‖/(2t) per unit of log T at step t (φ ≳ 10⁻³ at T^{1/2} of the quick
