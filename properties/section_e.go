@@ -181,8 +181,8 @@ func sectionE() (es []Entry) {
 		Figures: grwClassFigures,
 		Faults: []FaultControl{
 			{Fault: "preconditioner", Why: "as LL-lin, for every GRW scheme"},
-			{Fault: "weights-ignored", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's"},
-			{Fault: "weights-squared", Why: "the run settles at the offset of q², not q's"},
+			{Fault: "weights-ignored", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's; with weights that move (χ², CVaR, schedules A1, A3) each segment's step has coefficients η Σ_t (−ℓ′) on the x_n, uniform-weighted, outside [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
+			{Fault: "weights-squared", Why: "the run settles at the offset of q², not q's; with the schedules' moving weights each segment's coefficients leave [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,

@@ -121,8 +121,10 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	flow.q = q
 	check := func(theta1 []float64) (weighted, cone, flowRatio float64) {
 		round := roundingBudget(500, theta0, theta1, 3)
-		weighted = coef.weighted(theta0, theta1, scaleBy(eta*500, q), tail.slope, round)
-		cone = coef.cone(theta0, theta1, eta*500, 1, tail.slope, round)
+		cs, slack, ok := coef.solve(theta0, theta1, round)
+		require.True(t, ok)
+		weighted = coef.weighted(theta0, cs, slack, scaleBy(eta*500, q), tail.slope, round)
+		cone = coef.cone(theta0, cs, slack, eta*500, 1, tail.slope, round)
 		tmp := make([]float64, 4)
 		disc := 500 * eta * eta / 2 * math.Max(flow.field(tmp, theta0), flow.field(tmp, theta1))
 		pred, ierr := flow.predict(theta0, s0, s1)

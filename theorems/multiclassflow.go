@@ -120,19 +120,26 @@ func (f *ceFlow) tailDev(r int) float64 {
 // maxSampleSpeed returns max_n ‖Σ_j π_{n,j} a_{n,j}‖ at the margins
 // velocity last set: the most one sample of weight 1 moves Θ per unit of T.
 func (f *ceFlow) maxSampleSpeed() float64 {
+	return floats.Max(f.sampleSpeeds())
+}
+
+// sampleSpeeds returns ‖Σ_j π_{n,j} a_{n,j}‖ for every sample n at the
+// margins velocity last set: how fast sample n of weight 1 moves Θ per
+// unit of T.
+func (f *ceFlow) sampleSpeeds() []float64 {
 	rows, d := f.a.Dims()
 	g := make([]float64, d)
-	var best float64
-	for n := 0; n*f.per < rows; n++ {
+	out := make([]float64, rows/f.per)
+	for n := range out {
 		for i := range g {
 			g[i] = 0
 		}
 		for j := 0; j < f.per; j++ {
 			floats.AddScaled(g, f.pi[n*f.per+j], f.a.RawRowView(n*f.per+j))
 		}
-		best = math.Max(best, floats.Norm(g, 2))
+		out[n] = floats.Norm(g, 2)
 	}
-	return best
+	return out
 }
 
 // predict returns Θ at s1 from θ0 at s0 along the modified flow, and the

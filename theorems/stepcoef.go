@@ -115,16 +115,13 @@ func (c *stepCoefficients) slopeRange(a, cs []float64, slack, round float64, slo
 }
 
 // weighted returns max_n |C_n − mid_n|/(half-width_n + slack) for the
+// coefficients cs ± slack of the segment from θ_a = a (solve) and the
 // weights' masses m_n = ∫ q_n dT over the segment (ΔT·q_n for fixed
 // weights q; the recorded integral, train.WeightSum, for weights that move):
 // ≤ 1 when every coefficient lies in its interval [m_n·min slope,
 // m_n·max slope], the slopes' extremes over the margins GD can have met
 // between the records (slopeRange).
-func (c *stepCoefficients) weighted(a, b []float64, mass []float64, slope func(float64) float64, round float64) float64 {
-	cs, slack, ok := c.solve(a, b, round)
-	if !ok {
-		return math.NaN()
-	}
+func (c *stepCoefficients) weighted(a, cs []float64, slack float64, mass []float64, slope func(float64) float64, round float64) float64 {
 	sMin, sMax := c.slopeRange(a, cs, slack, round, slope)
 	worst := math.Inf(-1)
 	for i, v := range cs {
@@ -134,16 +131,13 @@ func (c *stepCoefficients) weighted(a, b []float64, mass []float64, slope func(f
 	return worst
 }
 
-// cone returns the largest of −C_n/slack (C_n ≥ 0) and of the two sides of
+// cone returns, for the coefficients cs ± slack of the segment from θ_a =
+// a (solve), the largest of −C_n/slack (C_n ≥ 0) and of the two sides of
 // Σ_n C_n/max slope ≤ ΔT·Q ≤ Σ_n C_n/min slope as ratios, the slopes'
 // extremes over the margins GD can have met between the records
 // (slopeRange): ≤ 1 when the step lies in GD's cone for some weights with
 // Σ_n q_n = Q.
-func (c *stepCoefficients) cone(a, b []float64, dT, total float64, slope func(float64) float64, round float64) float64 {
-	cs, slack, ok := c.solve(a, b, round)
-	if !ok {
-		return math.NaN()
-	}
+func (c *stepCoefficients) cone(a, cs []float64, slack, dT, total float64, slope func(float64) float64, round float64) float64 {
 	sMins, sMaxs := c.slopeRange(a, cs, slack, round, slope)
 	worst := math.Inf(-1)
 	var lo, hi, slackSum float64

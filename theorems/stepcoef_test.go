@@ -46,9 +46,12 @@ func TestStepCoefficientsMarginDip(t *testing.T) {
 	assert.Greater(t, cs[0]-slack, mass[0]*endMax*(1+slopeRelTol), "the records' slopes alone would call this run violated")
 
 	round := roundingBudget(35, theta0, theta1, 2)
-	assert.LessOrEqual(t, coef.weighted(theta0, theta1, mass, tail.slope, round), 1.0, "exact GD")
-	assert.LessOrEqual(t, coef.cone(theta0, theta1, eta*35, 1, tail.slope, round), 1.0, "exact GD, cone")
+	assert.LessOrEqual(t, coef.weighted(theta0, cs, slack, mass, tail.slope, round), 1.0, "exact GD")
+	assert.LessOrEqual(t, coef.cone(theta0, cs, slack, eta*35, 1, tail.slope, round), 1.0, "exact GD, cone")
 
 	bad := segment(func(th, v []float64) { th[0] += 3 * eta * v[0] })
-	assert.Greater(t, coef.weighted(theta0, bad, mass, tail.slope, roundingBudget(35, theta0, bad, 2)), 1.0, "preconditioner")
+	badRound := roundingBudget(35, theta0, bad, 2)
+	bcs, bslack, ok := coef.solve(theta0, bad, badRound)
+	require.True(t, ok)
+	assert.Greater(t, coef.weighted(theta0, bcs, bslack, mass, tail.slope, badRound), 1.0, "preconditioner")
 }
