@@ -420,7 +420,8 @@ func logDomainProperty(name string, g Gen[FlowCase], plain bool) Property[FlowCa
 		if plain {
 			eval = plainEvaluator(obj)
 		}
-		return theorems.LogDomain(theorems.LogDomainCase{Obj: obj, Records: tr.Records, Target: n.k2Target, Eval: eval})
+		k, ok := obj.Model.(interface{ Kinked() bool })
+		return theorems.LogDomain(theorems.LogDomainCase{Obj: obj, Records: tr.Records, Target: n.k2Target, Eval: eval, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
 	}}
 }
 

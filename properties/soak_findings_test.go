@@ -72,6 +72,13 @@ func TestSoakCases(t *testing.T) {
 		{"1795345548060081", "LL-K1", "loss-based schedule, every homogeneous activation, exp and logistic",
 			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 3, Width: 6, Act: 1, In: 2, Samples: 1, Seed: 0x7deca4107b33035}, N: 15, Classes: 2, Separable: true, MarginFrac: 0.42092098235300335},
 				Losses: []string{"exp", "logistic"}, Noise: 0.17532852410738403, Seed: 0x4618198dfe31ba79}, theorems.Inconclusive},
+		// LL-K2's loss-based run stalled before separating the data (a 3-layer
+		// ReLU net, log 𝓛 = −0.318 at step 557, every evaluation agreeing to
+		// 5e-16): LL App. K starts from a separated point, so undecided, as
+		// LL-K1 counts it, not violated (the soak of 2026-11-26).
+		{"1795706067117878", "LL-K2", "loss-based runs to log 𝓛 ≈ −10⁴, engine evaluation",
+			FlowCase{Data: DataCase{Teacher: ArchCase{Family: 2, Depth: 3, Width: 5, In: 2, Samples: 1, Seed: 0x425b92ca9c192240}, N: 14, Classes: 2, Separable: true, MarginFrac: 0.14011539171997062},
+				Loss: 1, Losses: []string{"exp", "logistic"}, Noise: 0.2448259539732418, Seed: 0x870a9499323c2443}, theorems.Inconclusive},
 		// GELU sweeps whose slopes (−0.876, −0.870) the delta-method fit
 		// rejected: its standard errors understated the slope's error; the
 		// jackknife's interval holds them.
