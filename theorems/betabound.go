@@ -58,6 +58,18 @@ func BetaWindowBound(obj *train.Objective, tr *train.Trajectory, L, slack float6
 		gap = append(gap, 1/(beta*beta)-1)
 	}
 	if len(recs) < 3 {
+		// Too few records after t0 to test the corollary; but its premise,
+		// every step −η∇𝓛 (Lemma C.9), holds for gradient descent at every
+		// step, separated or not: a run whose steps leave it (a stray
+		// preconditioner can also keep the run from reaching t0; soak seed
+		// 1795706067141635, mlp:relu:2x6 N=5) is violated, not undecided.
+		all, err := checkDescentStepsIn(obj, tr, false)
+		if err != nil {
+			return measureVerdict(err)
+		}
+		if v := all.verdict(); v != nil {
+			return *v
+		}
 		return Undecided("fewer than three records with θ after t0 (%d)", len(recs))
 	}
 	worst, detail := math.Inf(-1), ""

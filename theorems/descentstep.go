@@ -65,6 +65,12 @@ type descentCheck struct {
 // error when the trajectory's optimizer does not take explicit gradient
 // steps.
 func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*descentCheck, error) {
+	return checkDescentStepsIn(obj, tr, true)
+}
+
+// checkDescentStepsIn is checkDescentSteps on the windows of all records
+// (separated false) or of those after t0 (true).
+func checkDescentStepsIn(obj *train.Objective, tr *train.Trajectory, separated bool) (*descentCheck, error) {
 	if !explicitStep[tr.Optimizer] {
 		return nil, nil
 	}
@@ -72,7 +78,7 @@ func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*descentChec
 	c := &descentCheck{}
 	P := obj.Model.NumParams()
 	step := make([]float64, P)
-	for _, w := range Windows(tr, true) {
+	for _, w := range Windows(tr, separated) {
 		for s := 0; s+1 < len(w); s++ {
 			a, b := w[s], w[s+1]
 			if len(a.Theta) != P || len(b.Theta) != P {
