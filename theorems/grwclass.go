@@ -278,7 +278,15 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	last := path[len(path)-1]
 	off, bound, err := pathLimitBound(signedRows(data), q, sol, last.R)
 	if err != nil {
-		return Undecided("the path's limit offset δ_∞: %v", err)
+		// The path half is undecided, but the GD half needs no δ_∞: a run
+		// that leaves GD (a stray preconditioner) is still violated (soak
+		// seed 1795707632122573: Group DRO's limit weights made the offset
+		// problem singular, condition number 8e16, and the preconditioned
+		// run went undecided).
+		gv := linearLimit(sol, signedRows(data), nil, tr, "")
+		v := Worst(Undecided("the path's limit offset δ_∞: %v", err), gv)
+		v.Detail = fmt.Sprintf("path: the limit offset δ_∞: %v; GD: %s", err, gv.Detail)
+		return v
 	}
 	dirMM := sol.Direction()
 	dist := func(p PathRay) float64 {
