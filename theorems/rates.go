@@ -276,22 +276,8 @@ func LossBasedSchedule(c ScheduleCase) Verdict {
 		}
 	}
 	last := rs[len(rs)-1]
-	if c.Stalled && !last.Separated {
-		// LL App. K.1 analyses the schedule from a separated point (B4); a
-		// kinked (ReLU) network can stop GD before it separates the data,
-		// where no step size decreases 𝓛 (soak seed 1795337506107226:
-		// a 3-layer ReLU net stalled at log 𝓛 = 0.286 with η = e^{−36}).
-		return Undecided("the run stalled at step %d before separating the data (log 𝓛 = %.6g, not below log ℓ(b_f)): the schedule's analysis starts from a separated point", last.Step, last.LogLoss)
-	}
-	if c.Stalled && c.Kinked {
-		// LL's analysis of GD (App. E) assumes a C² network; on a kinked
-		// one 𝓛 is not differentiable everywhere, and at such a point no
-		// step along −∇𝓛 need decrease it: the schedule's rollbacks then
-		// drive α down until the run stalls (soak seed 1795345548060081:
-		// a 3-layer LeakyReLU net, α = 5.5e-17 and a stall at log 𝓛 =
-		// −1390 after 223 776 steps). A stall on a C² network stays a
-		// violation.
-		return Undecided("the run stalled at step %d (log 𝓛 = %.6g, α = %.3g) on a kinked network, where GD's steps can stall at a point of non-differentiability; LL's analysis of GD assumes a C² network", last.Step, last.LogLoss, math.Exp(logAlpha))
+	if v := stallOutsideAnalysis(c.Stalled, c.Kinked, last, fmt.Sprintf("α = %.3g", math.Exp(logAlpha))); v != nil {
+		return *v
 	}
 	if !(last.SmoothedMargin > 0 && last.SmoothedMargin <= last.NormalizedMargin) {
 		return Verdict{Status: Violated, Statistic: last.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("γ̃ = %.6g is not in (0, γ̄ = %.6g]", last.SmoothedMargin, last.NormalizedMargin)}
@@ -316,6 +302,35 @@ func EngineEvaluator(obj *train.Objective) LossEvaluator {
 		copy(dir, ev.Dir)
 		return ev.LogLoss, nil
 	}
+}
+
+// stallOutsideAnalysis returns the undecided verdict of a loss-based run
+// that stalled (ErrStalled) where LL's analysis does not reach, or nil:
+//
+//   - before separating the data: LL App. K.1 analyses the schedule from a
+//     separated point (B4), and a kinked (ReLU) network can stop GD before
+//     it separates, where no step size decreases 𝓛 (soak seeds
+//     1795337506107226: a 3-layer ReLU net stalled at log 𝓛 = 0.286 with
+//     η = e^{−36}; 1795706067117878, LL-K2: log 𝓛 = −0.318 at step 557);
+//   - on a kinked network: LL's analysis of GD (App. E) assumes a C²
+//     network; on a kinked one 𝓛 is not differentiable everywhere, and at
+//     such a point no step along −∇𝓛 need decrease it, so the rollbacks
+//     drive α down until the run stalls (soak seed 1795345548060081: a
+//     3-layer LeakyReLU net, α = 5.5e-17, a stall at log 𝓛 = −1390 after
+//     223 776 steps).
+//
+// A stall on a C² network after separating stays the caller's violation.
+// state describes the run's state at the stall for the detail.
+func stallOutsideAnalysis(stalled, kinked bool, last train.Record, state string) *Verdict {
+	switch {
+	case stalled && !last.Separated:
+		v := Undecided("the run stalled at step %d before separating the data (log 𝓛 = %.6g, not below log ℓ(b_f); %s): the schedule's analysis (LL App. K) starts from a separated point", last.Step, last.LogLoss, state)
+		return &v
+	case stalled && kinked:
+		v := Undecided("the run stalled at step %d (log 𝓛 = %.6g, %s) on a kinked network, where GD's steps can stall at a point of non-differentiability; LL's analysis of GD assumes a C² network", last.Step, last.LogLoss, state)
+		return &v
+	}
+	return nil
 }
 
 // LogDomainCase is a long run for LL-K2.
@@ -419,16 +434,10 @@ func LogDomain(c LogDomainCase) Verdict {
 	last := c.Records[len(c.Records)-1]
 	if !(last.LogLoss <= c.Target) {
 		// A stall is not a failure of the log-domain numerics where LL-K1
-		// counts it undecided (LossBasedSchedule, same rules): before the
-		// data are separated (App. K starts from a separated point; soak
-		// seed 1795706067117878: a 3-layer ReLU net stalled at log 𝓛 =
-		// −0.318 after the evaluations above had all agreed), or on a
-		// kinked network. Any other early stop stays a violation.
-		switch {
-		case c.Stalled && !last.Separated:
-			return Undecided("the run stalled at step %d before separating the data (log 𝓛 = %.6g): the schedule's analysis (LL App. K) starts from a separated point; the %d records agreed to %.3g", last.Step, last.LogLoss, len(c.Records), worst)
-		case c.Stalled && c.Kinked:
-			return Undecided("the run stalled at step %d (log 𝓛 = %.6g) on a kinked network, where GD's steps can stall at a point of non-differentiability; the %d records agreed to %.3g", last.Step, last.LogLoss, len(c.Records), worst)
+		// counts it undecided (the same rule); any other early stop stays a
+		// violation.
+		if v := stallOutsideAnalysis(c.Stalled, c.Kinked, last, fmt.Sprintf("the %d records agreed to %.3g", len(c.Records), worst)); v != nil {
+			return *v
 		}
 		return Verdict{Status: Violated, Statistic: worst, Bound: LogDomainReference, Detail: fmt.Sprintf("the run stopped at log 𝓛 = %.6g, above the target %.6g", last.LogLoss, c.Target)}
 	}
