@@ -16,15 +16,6 @@ type Info struct {
 	Loss *LossNeeds `json:"-"`
 }
 
-// LossNeeds is what a claim needs of a binary margin loss ℓ = e^{−f}.
-type LossNeeds struct {
-	// Requires are the hypotheses of section G (HypB31 …) and the
-	// pseudo-hypotheses of lossapplies.go that must hold.
-	Requires []string
-	// Note says where the requirement comes from.
-	Note string
-}
-
 // The catalog IDs, in catalog order. Each ID's string is written here and
 // in its entry literal (properties/section_*.go), nowhere else in the
 // non-test code (TestIDSites): other code names a claim by its constant,
@@ -96,7 +87,7 @@ var catalog = []Info{
 	{ID: LL_4_1, Section: "B", Source: "LL Thm 4.1, A.7", Claim: "γ̃ non-decreasing under gradient flow after separation",
 		Loss: &LossNeeds{Requires: []string{HypB31, HypB32, HypB33, HypB4}, Note: "margin monotonicity under gradient flow, LL Thm A.7 ((B3.4) not needed, footnote 4)"}},
 	{ID: LL_4_2, Section: "B", Source: "LL Thm 4.2, E.2", Claim: "γ̂ non-decreasing under GD with small η (C² nets)",
-		Loss: &LossNeeds{Requires: []string{reqExp}, Note: "LL's gradient-descent theorems (App. E) are stated for the exponential loss"}},
+		Loss: &LossNeeds{Requires: []string{ReqExp}, Note: "LL's gradient-descent theorems (App. E) are stated for the exponential loss"}},
 	{ID: LL_4_3, Section: "B", Source: "LL Thm 4.3, A.10, E.5", Claim: "𝓛 = Θ(1/(T (log T)^{2−2/L})), ρ = Θ((log T)^{1/L})",
 		Loss: &LossNeeds{Requires: b3b4, Note: "rates for a general loss, LL Thm A.10: 𝓛 = Θ(g(log T)^{2/L}/(T (log T)²)), ρ = Θ(g(log T)^{1/L})"}},
 	{ID: LL_K1, Section: "B", Source: "LL App. K.1", Claim: "loss-based learning rate reaches log 𝓛 < −2000"},
@@ -130,12 +121,12 @@ var catalog = []Info{
 	{ID: ZD_T8, Section: "E", Source: "ZD Thm 8", Claim: "regularization path and GD direction agree",
 		Loss: &LossNeeds{Requires: []string{HypConvex, HypSmooth, HypDecrease}, Note: "GRW direction = lim θ_R/R (ZD Thm 8, linear model)"}},
 	{ID: ZD_PT, Section: "E", Source: "ZD eq. 19, App. C", Claim: "polynomial tail: limit direction depends on weights",
-		Loss: &LossNeeds{Requires: []string{reqPolyTail}, Note: "polynomial tail: the GRW limit direction depends on the weights (ZD eq. 19, App. C)"}},
+		Loss: &LossNeeds{Requires: []string{ReqPolyTail}, Note: "polynomial tail: the GRW limit direction depends on the weights (ZD eq. 19, App. C)"}},
 	{ID: ZD_B, Section: "E", Source: "ZD App. B, eq. 20", Claim: "multi-class direction → multi-class max margin"},
 	{ID: XY_C1, Section: "E", Source: "XY Claim 1", Claim: "‖θ(t)(w)‖ → ∞ under weak regularization",
-		Loss: &LossNeeds{Requires: []string{HypB31, reqFPrimeNonNeg, HypB33}, Note: "XY's exponential-tail class (C1, App. A.1.1) is LL's (B3.1), (B3.3) with f′ ≥ 0"}},
+		Loss: &LossNeeds{Requires: []string{HypB31, ReqFPrimeNonNeg, HypB33}, Note: "XY's exponential-tail class (C1, App. A.1.1) is LL's (B3.1), (B3.3) with f′ ≥ 0"}},
 	{ID: XY_P1, Section: "E", Source: "XY Prop. 1", Claim: "every w → the SVM direction at rate 1/log t",
-		Loss: &LossNeeds{Requires: []string{reqExp}, Note: "XY Prop. 1 is stated for the exponential loss"}},
+		Loss: &LossNeeds{Requires: []string{ReqExp}, Note: "XY Prop. 1 is stated for the exponential loss"}},
 	{ID: XY_P2, Section: "E", Source: "XY Prop. 2", Claim: "non-separable: finite part depends on w, the rest does not"},
 	{ID: XY_P3, Section: "E", Source: "XY Prop. 3", Claim: "weakly regularized optima: γ̄ → γ* as λ → 0"},
 	{ID: XY_T1, Section: "E", Source: "XY Thm 1", Claim: "importance-weighted margin generalization bound"},

@@ -64,7 +64,7 @@ const StepInequalityRounding = 4
 // (StepInequalityRounding); above 1 the case is violated.
 func GDRate(c GDRateCase) Verdict {
 	if len(c.F) < 2 || !(c.Dist0Sq >= 0) || !(c.Eta > 0) || !(c.L > 0) {
-		return invalid(fmt.Errorf("theorems: ZD-T10 needs f at ≥ 2 steps, ‖x₀ − x*‖² ≥ 0, η > 0, L > 0"))
+		return Invalid(fmt.Errorf("theorems: ZD-T10 needs f at ≥ 2 steps, ‖x₀ − x*‖² ≥ 0, η > 0, L > 0"))
 	}
 	if c.Dist0Sq == 0 {
 		return Undecided("x₀ is the minimizer")
@@ -92,7 +92,7 @@ func GDRate(c GDRateCase) Verdict {
 	}
 	if c.DistSq != nil {
 		if len(c.DistSq) != len(c.F) || len(c.StepNorm) != len(c.F)-1 || !(c.XStarError >= 0) {
-			return invalid(fmt.Errorf("theorems: ZD-T10's per-step inequality needs ‖x_t − x*‖² at the %d steps and the %d step lengths", len(c.F), len(c.F)-1))
+			return Invalid(fmt.Errorf("theorems: ZD-T10's per-step inequality needs ‖x_t − x*‖² at the %d steps and the %d step lengths", len(c.F), len(c.F)-1))
 		}
 		excess, t := c.stepInequality()
 		if excess > 1 || math.IsNaN(excess) {

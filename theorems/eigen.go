@@ -32,25 +32,25 @@ const productEigenRounding = 64
 func ProductEigenvalues(h mat.Symmetric, q []float64) Verdict {
 	n := h.SymmetricDim()
 	if n < 1 || len(q) != n {
-		return invalid(fmt.Errorf("theorems: ZD-P17 needs H n×n and n weights, got %d×%d and %d", n, n, len(q)))
+		return Invalid(fmt.Errorf("theorems: ZD-P17 needs H n×n and n weights, got %d×%d and %d", n, n, len(q)))
 	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if v := h.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid(fmt.Errorf("theorems: H[%d][%d] is %v", i, j, v))
+				return Invalid(fmt.Errorf("theorems: H[%d][%d] is %v", i, j, v))
 			}
 		}
 	}
 	var es mat.EigenSym
 	if !es.Factorize(h, false) {
-		return invalid(fmt.Errorf("theorems: eigendecomposition of H failed"))
+		return Invalid(fmt.Errorf("theorems: eigendecomposition of H failed"))
 	}
 	ev := es.Values(nil)
 	lmin, lmax := ev[0], ev[n-1]
 	qmin, qmax, qpos := math.Inf(1), math.Inf(-1), math.Inf(1)
 	for _, v := range q {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return invalid(fmt.Errorf("theorems: weight %v", v))
+			return Invalid(fmt.Errorf("theorems: weight %v", v))
 		}
 		qmin, qmax = math.Min(qmin, v), math.Max(qmax, v)
 		if v > 0 {
@@ -65,7 +65,7 @@ func ProductEigenvalues(h mat.Symmetric, q []float64) Verdict {
 	}
 	var eg mat.Eigen
 	if !eg.Factorize(hq, mat.EigenNone) {
-		return invalid(fmt.Errorf("theorems: eigenvalues of HQ did not converge"))
+		return Invalid(fmt.Errorf("theorems: eigenvalues of HQ did not converge"))
 	}
 	lo, hi := qmin*lmin, qmax*lmax
 	scale := math.Max(math.Abs(lmax), math.Abs(lmin)) * math.Max(math.Abs(qmax), math.Abs(qmin))

@@ -25,19 +25,19 @@ func SameInterpolator(c RegressionCase, reference []float64, ends []SchemeEnd) V
 		return *v
 	}
 	if len(ends) == 0 {
-		return invalid(fmt.Errorf("theorems: ZD-F1 needs at least one run"))
+		return Invalid(fmt.Errorf("theorems: ZD-F1 needs at least one run"))
 	}
 	var vs []Verdict
 	if reference != nil {
 		if len(reference) != c.D {
-			return invalid(fmt.Errorf("theorems: reference θ* has %d entries, want %d", len(reference), c.D))
+			return Invalid(fmt.Errorf("theorems: reference θ* has %d entries, want %d", len(reference), c.D))
 		}
 		d := relDist(r.star, reference)
 		vs = append(vs, Compare(d, ReferenceBound, fmt.Sprintf("θ* differs from the reference by %.3g relative", d)))
 	}
 	for _, e := range ends {
 		if len(e.Theta) != c.D {
-			return invalid(fmt.Errorf("theorems: run %s has θ of %d entries, want %d", e.Scheme, len(e.Theta), c.D))
+			return Invalid(fmt.Errorf("theorems: run %s has θ of %d entries, want %d", e.Scheme, len(e.Theta), c.D))
 		}
 		v := r.interpolator(e.Theta)
 		v.Detail = e.Scheme + ": " + v.Detail

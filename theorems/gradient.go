@@ -161,7 +161,7 @@ func fdCompare(f scalarFn, theta, grad []float64, h float64, rng *rand.Rand) (wo
 // case is inconclusive. rng picks coordinates and directions.
 func GradientFD(c PointCase, rng *rand.Rand) Verdict {
 	if err := c.validate(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	g := models.NewGrader(c.Model)
 	grad := make([]float64, c.Model.NumParams())
@@ -211,7 +211,7 @@ func GradientFD(c PointCase, rng *rand.Rand) Verdict {
 func ObjectiveGradientFD(obj *train.Objective, theta []float64, rng *rand.Rand) Verdict {
 	ev, err := obj.Evaluate(theta, true)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	grad := append([]float64(nil), ev.Dir...)
 	gnorm := floats.Norm(grad, 2)

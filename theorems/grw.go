@@ -74,7 +74,7 @@ type regression struct {
 // θ*; a case that breaks them gives an AssumptionFailed verdict.
 func (c RegressionCase) prepare() (*regression, *Verdict) {
 	if c.N < 1 || len(c.X) != c.N*c.D || len(c.Y) != c.N || (c.Theta0 != nil && len(c.Theta0) != c.D) {
-		v := invalid(fmt.Errorf("theorems: regression case shape mismatch (n = %d, d = %d, %d values, %d targets)", c.N, c.D, len(c.X), len(c.Y)))
+		v := Invalid(fmt.Errorf("theorems: regression case shape mismatch (n = %d, d = %d, %d values, %d targets)", c.N, c.D, len(c.X), len(c.Y)))
 		return nil, &v
 	}
 	if c.D <= c.N {
@@ -91,7 +91,7 @@ func (c RegressionCase) prepare() (*regression, *Verdict) {
 		r.theta0 = make([]float64, c.D)
 	}
 	if _, err := s.Interpolate(r.star, c.X, c.Y, r.theta0); err != nil {
-		v := invalid(err)
+		v := Invalid(err)
 		return nil, &v
 	}
 	return r, nil
@@ -154,7 +154,7 @@ func Interpolator(c RegressionCase, theta []float64) Verdict {
 		return *v
 	}
 	if len(theta) != c.D {
-		return invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(theta), c.D))
+		return Invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(theta), c.D))
 	}
 	return r.interpolator(theta)
 }
@@ -171,7 +171,7 @@ func InterpolatorAtRate(run GRWRun) Verdict {
 		return *v
 	}
 	if len(run.Theta) != run.Case.D {
-		return invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
+		return Invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
 	}
 	return r.interpolatorAt(run.Theta, &run.Rate)
 }
@@ -263,7 +263,7 @@ func (m *SpanMonitor) Verdict() Verdict {
 // (inconclusive).
 func RiskVanishes(risks []float64, run *GRWRun) Verdict {
 	if len(risks) < 3 {
-		return invalid(fmt.Errorf("theorems: ZD-T2 needs at least 3 recorded risks, got %d", len(risks)))
+		return Invalid(fmt.Errorf("theorems: ZD-T2 needs at least 3 recorded risks, got %d", len(risks)))
 	}
 	r0, rT, rH := risks[0], risks[len(risks)-1], risks[len(risks)/2]
 	for _, r := range []float64{r0, rT, rH} {
@@ -286,7 +286,7 @@ func RiskVanishes(risks []float64, run *GRWRun) Verdict {
 			return *bad
 		}
 		if len(run.Theta) != run.Case.D {
-			return invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
+			return Invalid(fmt.Errorf("theorems: θ has %d entries, want %d", len(run.Theta), run.Case.D))
 		}
 		v, decided := r.rateVerdict(run.Theta, run.Rate)
 		if decided {
@@ -326,18 +326,18 @@ func RiskVanishes(risks []float64, run *GRWRun) Verdict {
 // A zero weight violates min q > 0.
 func WeightsConverge(weights [][]float64) Verdict {
 	if len(weights) < 9 {
-		return invalid(fmt.Errorf("theorems: ZD-GDRO needs at least 9 recorded weight vectors, got %d", len(weights)))
+		return Invalid(fmt.Errorf("theorems: ZD-GDRO needs at least 9 recorded weight vectors, got %d", len(weights)))
 	}
 	n := len(weights[0])
 	logs := make([][]float64, len(weights))
 	for j, w := range weights {
 		if len(w) != n {
-			return invalid(fmt.Errorf("theorems: weight vectors of different lengths"))
+			return Invalid(fmt.Errorf("theorems: weight vectors of different lengths"))
 		}
 		logs[j] = make([]float64, n)
 		for i, v := range w {
 			if !(v >= 0) || math.IsInf(v, 0) {
-				return invalid(fmt.Errorf("theorems: weight %v is not finite and ≥ 0", v))
+				return Invalid(fmt.Errorf("theorems: weight %v is not finite and ≥ 0", v))
 			}
 			logs[j][i] = numerics.Log(v)
 		}

@@ -24,7 +24,7 @@ import (
 // verdict for non-separable data, Inconclusive when the solver fails.
 func svm(data *dataset.Dataset) (*numerics.SVM, *Verdict) {
 	if err := data.ValidateBinary(); err != nil {
-		v := invalid(err)
+		v := Invalid(err)
 		return nil, &v
 	}
 	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
@@ -142,7 +142,7 @@ func IWDirection(data *dataset.Dataset, w []float64, tr *train.Trajectory) Verdi
 	}
 	wbar, err := train.NormalizeWeights(w)
 	if err != nil || len(wbar) != data.N {
-		return invalid(fmt.Errorf("importance weights: %v (%d for %d samples)", err, len(w), data.N))
+		return Invalid(fmt.Errorf("importance weights: %v (%d for %d samples)", err, len(w), data.N))
 	}
 	kl := numerics.KLDivergence(sol.Alpha, wbar)
 	gamma := sol.Margin
@@ -204,7 +204,7 @@ func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) Ver
 		return Assumption("ZD-B is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
 	}
 	if err := data.ValidateClasses(k); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	class := make([]int, data.N)
 	for i, y := range data.Y {
@@ -212,7 +212,7 @@ func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) Ver
 	}
 	a, err := numerics.MultiClassConstraints(mat.NewDense(data.N, data.D, data.X), class, k)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	rows, _ := a.Dims()
 	sol, err := numerics.HardMarginSVM(a, ones(rows), nil)
@@ -273,7 +273,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 		return Undecided("no path point")
 	}
 	if q != nil && len(q) != data.N {
-		return invalid(fmt.Errorf("%d path weights for %d samples", len(q), data.N))
+		return Invalid(fmt.Errorf("%d path weights for %d samples", len(q), data.N))
 	}
 	last := path[len(path)-1]
 	off, bound, err := pathLimitBound(signedRows(data), q, sol, last.R)
@@ -332,7 +332,7 @@ const PolyLimitShare = 0.25
 // PolyLimitShare.
 func PolyTailLimits(data *dataset.Dataset, alpha float64, q [2][]float64, paths [2][]PathRay) Verdict {
 	if err := data.ValidateBinary(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	z := signedRows(data)
 	var u [2][]float64

@@ -137,7 +137,7 @@ func (r *regression) rateVerdict(theta []float64, rate GRWRate) (v Verdict, deci
 	steps := len(rate.QMin)
 	b, rnd, err := r.rateBound(rate)
 	if err != nil {
-		return invalid(err), true
+		return Invalid(err), true
 	}
 	e := r.spanError(theta)
 	if e > b+rnd || math.IsNaN(e) {

@@ -58,7 +58,7 @@ func WeightsActed(s GRWSteps) Verdict {
 	}
 	K := len(s.Weights)
 	if K < 1 || len(s.Thetas) != K+1 || !(s.Eta > 0) || !(s.Beta >= 0 && s.Beta < 1) {
-		return invalid(fmt.Errorf("theorems: a replay needs K ≥ 1 weight vectors, K + 1 iterates, η > 0 and β ∈ [0, 1) (K = %d, %d iterates, η = %v, β = %v)", K, len(s.Thetas), s.Eta, s.Beta))
+		return Invalid(fmt.Errorf("theorems: a replay needs K ≥ 1 weight vectors, K + 1 iterates, η > 0 and β ∈ [0, 1) (K = %d, %d iterates, η = %v, β = %v)", K, len(s.Thetas), s.Eta, s.Beta))
 	}
 	n, d := c.N, c.D
 	xnorm := make([]float64, n)
@@ -73,12 +73,12 @@ func WeightsActed(s GRWSteps) Verdict {
 	for t := 0; t < K; t++ {
 		th, next, q := s.Thetas[t], s.Thetas[t+1], s.Weights[t]
 		if len(th) != d || len(next) != d || len(q) != n {
-			return invalid(fmt.Errorf("theorems: replay step %d: θ of %d and %d entries, %d weights (want d = %d, n = %d)", t, len(th), len(next), len(q), d, n))
+			return Invalid(fmt.Errorf("theorems: replay step %d: θ of %d and %d entries, %d weights (want d = %d, n = %d)", t, len(th), len(next), len(q), d, n))
 		}
 		var dots, logs, qsum float64
 		for i := 0; i < n; i++ {
 			if !(q[i] >= 0) || math.IsInf(q[i], 0) {
-				return invalid(fmt.Errorf("theorems: replay step %d: weight %d is %v", t, i, q[i]))
+				return Invalid(fmt.Errorf("theorems: replay step %d: weight %d is %v", t, i, q[i]))
 			}
 			res[i] = floats.Dot(c.X[i*d:(i+1)*d], th) - c.Y[i]
 			dots += q[i] * xnorm[i] * (xnorm[i]*floats.Norm(th, 2) + math.Abs(c.Y[i]))

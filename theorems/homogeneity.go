@@ -53,14 +53,14 @@ func pointGrads(c *PointCase, theta []float64, fn func(n, k int, phi float64, gr
 // the relative error |Φ(sθ) − s^LΦ(θ)| / (s^L‖θ‖‖∇Φ(θ)‖) ≤ HomogeneityBound.
 func Homogeneity(c PointCase, s float64) Verdict {
 	if err := c.validate(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	L, bad := c.degree()
 	if bad != nil {
 		return *bad
 	}
 	if !(s > 0) {
-		return invalid(fmt.Errorf("theorems: scale must be > 0, got %v", s))
+		return Invalid(fmt.Errorf("theorems: scale must be > 0, got %v", s))
 	}
 	scaled := make([]float64, len(c.Theta))
 	floats.ScaleTo(scaled, s, c.Theta)
@@ -89,14 +89,14 @@ func Homogeneity(c PointCase, s float64) Verdict {
 // relative error ‖∇Φ(sθ) − s^{L−1}∇Φ(θ)‖ / (s^{L−1}‖∇Φ(θ)‖) ≤ HomogeneityBound.
 func GradientHomogeneity(c PointCase, s float64) Verdict {
 	if err := c.validate(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	L, bad := c.degree()
 	if bad != nil {
 		return *bad
 	}
 	if !(s > 0) {
-		return invalid(fmt.Errorf("theorems: scale must be > 0, got %v", s))
+		return Invalid(fmt.Errorf("theorems: scale must be > 0, got %v", s))
 	}
 	scaled := make([]float64, len(c.Theta))
 	floats.ScaleTo(scaled, s, c.Theta)
@@ -126,7 +126,7 @@ func GradientHomogeneity(c PointCase, s float64) Verdict {
 // output, with |⟨θ,∇Φ⟩ − LΦ| ≤ EulerBound·‖θ‖‖∇Φ‖.
 func EulerIdentity(c PointCase) Verdict {
 	if err := c.validate(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	L, bad := c.degree()
 	if bad != nil {
@@ -156,7 +156,7 @@ func EulerIdentity(c PointCase) Verdict {
 // EulerBound.
 func MultiHomogeneity(c PointCase) Verdict {
 	if err := c.validate(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	blocks := c.Model.Blocks()
 	ks := c.BlockDegrees
@@ -168,7 +168,7 @@ func MultiHomogeneity(c PointCase) Verdict {
 		ks = d.Blocks
 	}
 	if len(ks) != len(blocks) {
-		return invalid(fmt.Errorf("theorems: %d block degrees declared for %d blocks", len(ks), len(blocks)))
+		return Invalid(fmt.Errorf("theorems: %d block degrees declared for %d blocks", len(ks), len(blocks)))
 	}
 	rho := floats.Norm(c.Theta, 2)
 	worst, detail := 0.0, ""

@@ -111,7 +111,7 @@ func IWMarginBound(trials []IWTrial, chi2, c, delta float64) Verdict {
 		return Undecided("no trials")
 	}
 	if !(delta > 0 && delta < 1) || !(chi2 >= 0) || !(c > 0) {
-		return invalid(fmt.Errorf("δ = %v, χ² = %v, C = %v", delta, chi2, c))
+		return Invalid(fmt.Errorf("δ = %v, χ² = %v, C = %v", delta, chi2, c))
 	}
 	fails, failsStated := 0, 0
 	worst := math.Inf(-1)

@@ -28,7 +28,7 @@ func limitRecords(tr *train.Trajectory, d int) (recs []*train.Record, start int,
 			continue
 		}
 		if len(r.Theta) != d {
-			v := invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), d))
+			v := Invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), d))
 			return nil, 0, &v
 		}
 		if len(recs) > 0 && r.Step <= recs[len(recs)-1].Step {

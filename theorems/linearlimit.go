@@ -147,7 +147,7 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	n, d := z.Dims()
 	w := sol.W
 	if len(w) != d {
-		return invalid(fmt.Errorf("the SVM has %d entries, the data %d", len(w), d))
+		return Invalid(fmt.Errorf("the SVM has %d entries, the data %d", len(w), d))
 	}
 	recs, start, bad := limitRecords(tr, d)
 	if bad != nil {
@@ -161,7 +161,7 @@ func linearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 
 	rw, err := windowWeights(tr, win, n, q0, "rows")
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	qs, fixed, total, qCap := rw.qs, rw.fixed, rw.total, rw.qCap
 	// The weights' integral over each segment (train.WeightSum, summed over

@@ -6,20 +6,6 @@ import (
 	"github.com/implicitbias/implicitbias/symbolic"
 )
 
-// Pseudo-hypotheses of the applicability table, beyond section G's own.
-const (
-	// reqExp: ℓ(q) = e^{−q}, LL's (A3), which LL's gradient-descent theorems
-	// (App. E) and XY Prop. 1 assume.
-	reqExp = "A3 (ℓ = e^{−q})"
-	// reqPolyTail: f′(q)q stays bounded, the polynomial tail of ZD eq. 19.
-	reqPolyTail = "f′(q)q bounded"
-	// reqFPrimeNonNeg: f′ ≥ 0 on ℝ (XY's weaker form of (B3.2)).
-	reqFPrimeNonNeg = "f′ ≥ 0"
-)
-
-// b3b4 is (B3) and (B4) whole, which LL Thms A.8–A.10 assume.
-var b3b4 = []string{HypB31, HypB32, HypB33, HypB34, HypB4}
-
 // The catalog rows' Loss fields (catalog.go) list the entries whose
 // hypotheses are about the loss. The requirements come from the papers:
 // LL Thms A.7–A.10 assume (B3), (B4) (footnotes 3 and 4: (B3.4) is not
@@ -33,7 +19,7 @@ var b3b4 = []string{HypB31, HypB32, HypB33, HypB34, HypB4}
 func applicability(r *LossReport, fm *symbolic.Formula, a *lossAnalysis) []LossApplicability {
 	holds := func(req string) bool {
 		switch req {
-		case reqFPrimeNonNeg:
+		case ReqFPrimeNonNeg:
 			if _, undefined := a.domainFailure(math.Inf(-1)); undefined {
 				return false
 			}
@@ -44,9 +30,9 @@ func applicability(r *LossReport, fm *symbolic.Formula, a *lossAnalysis) []LossA
 				}
 			}
 			return fp.nonNeg
-		case reqExp:
+		case ReqExp:
 			return fm.IsExponential()
-		case reqPolyTail:
+		case ReqPolyTail:
 			h, ok := r.Hypothesis(HypB33)
 			return ok && h.Status == Violated && h.Witness != nil && h.Witness.Q == r.EvidenceTo
 		}
@@ -54,7 +40,7 @@ func applicability(r *LossReport, fm *symbolic.Formula, a *lossAnalysis) []LossA
 		return ok && h.Status == Holds
 	}
 	var out []LossApplicability
-	for _, info := range catalog {
+	for _, info := range Catalog() {
 		if info.Loss == nil {
 			continue
 		}

@@ -24,19 +24,6 @@ import (
 //
 // or inconclusive (never a pass) when the sampling cannot decide.
 
-// Hypothesis IDs of section G.
-const (
-	HypB31       = "B3.1"
-	HypB32       = "B3.2"
-	HypB33       = "B3.3"
-	HypB34       = "B3.4"
-	HypB4        = "B4"
-	HypTightTail = "XY-tail"
-	HypConvex    = "ZD-convex"
-	HypSmooth    = "ZD-smooth"
-	HypDecrease  = "ZD-decreasing"
-)
-
 // LossWitness is a margin at which a hypothesis fails, with what fails.
 type LossWitness struct {
 	Q      float64 `json:"q"`

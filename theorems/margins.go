@@ -50,11 +50,11 @@ type MarginCase struct {
 func (c *MarginCase) setup() (losses.Margin, []models.Block, []float64, *Verdict) {
 	fail := func(v Verdict) (losses.Margin, []models.Block, []float64, *Verdict) { return nil, nil, nil, &v }
 	if c.Obj == nil || len(c.Theta) != c.Obj.Model.NumParams() {
-		return fail(invalid(fmt.Errorf("theorems: margin case needs an objective and θ of its model's size")))
+		return fail(Invalid(fmt.Errorf("theorems: margin case needs an objective and θ of its model's size")))
 	}
 	for _, v := range c.Theta {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fail(invalid(fmt.Errorf("theorems: θ has a non-finite entry")))
+			return fail(Invalid(fmt.Errorf("theorems: θ has a non-finite entry")))
 		}
 	}
 	if c.Obj.Reg != nil {
@@ -87,7 +87,7 @@ func (c *MarginCase) setup() (losses.Margin, []models.Block, []float64, *Verdict
 	}
 	blocks := c.Obj.Model.Blocks()
 	if len(ks) != len(blocks) {
-		return fail(invalid(fmt.Errorf("theorems: %d block degrees declared for %d blocks", len(ks), len(blocks))))
+		return fail(Invalid(fmt.Errorf("theorems: %d block degrees declared for %d blocks", len(ks), len(blocks))))
 	}
 	return m, blocks, ks, nil
 }
@@ -150,7 +150,7 @@ func MarginApproximation(c MarginCase) Verdict {
 	}
 	ev, err := c.Obj.Evaluate(c.Theta, false)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	if v := separated(m, ev.LogLoss); v != nil {
 		return *v
@@ -215,7 +215,7 @@ func FlowInequality(c MarginCase) Verdict {
 	}
 	ev, err := c.Obj.Evaluate(c.Theta, true)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	if v := separated(m, ev.LogLoss); v != nil {
 		return *v

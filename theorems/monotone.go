@@ -68,16 +68,16 @@ func (c *TrajectoryCase) measure(m losses.Margin, blocks []models.Block, ks []fl
 	}
 	for i, r := range c.Records {
 		if r.Theta == nil {
-			v := invalid(errors.New("theorems: monotonicity checks need θ in every record (Config.KeepTheta)"))
+			v := Invalid(errors.New("theorems: monotonicity checks need θ in every record (Config.KeepTheta)"))
 			return nil, &v
 		}
 		if i > 0 && r.Step != c.Records[i-1].Step+1 {
-			v := invalid(fmt.Errorf("theorems: records must be consecutive steps (Config.Every = 1), got %d after %d", r.Step, c.Records[i-1].Step))
+			v := Invalid(fmt.Errorf("theorems: records must be consecutive steps (Config.Every = 1), got %d after %d", r.Step, c.Records[i-1].Step))
 			return nil, &v
 		}
 		ev, err := c.Obj.Evaluate(r.Theta, true)
 		if err != nil {
-			v := invalid(err)
+			v := Invalid(err)
 			return nil, &v
 		}
 		p := point{step: r.Step, logLoss: ev.LogLoss, sep: ev.LogLoss < th, localErr: r.LocalError,
@@ -267,7 +267,7 @@ func firstTheta(rs []train.Record, obj *train.Objective) []float64 {
 // not far below γ̂'s growth.
 func GDMarginMonotone(c TrajectoryCase) Verdict {
 	if c.Obj == nil {
-		return invalid(errors.New("theorems: trajectory case needs an objective"))
+		return Invalid(errors.New("theorems: trajectory case needs an objective"))
 	}
 	if b, ok := c.Obj.Loss.(losses.BinaryLoss); !ok || b.M.Name() != (losses.Exponential{}).Name() {
 		return Assumption("(A3) LL Thm 4.2 / App. E is stated for the exponential loss, got %s", c.Obj.Loss.Name())
@@ -290,7 +290,7 @@ func GDMarginMonotone(c TrajectoryCase) Verdict {
 	L := ks[0]
 	gm, err := train.NewGDMargin(pts[t0].logLoss, L)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	logHat := make([]float64, len(pts))
 	roundHat := make([]float64, len(pts))
@@ -303,7 +303,7 @@ func GDMarginMonotone(c TrajectoryCase) Verdict {
 				p.step, p.logLoss, pts[t0].logLoss, pts[t0].step)}
 		}
 		if err != nil {
-			return invalid(err)
+			return Invalid(err)
 		}
 		logHat[k], roundHat[k] = lh, p.round+qerr
 		// γ̂ < γ̃ ≤ γ̄ (Lemma E.1(a) and LL-A5).

@@ -69,7 +69,7 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	rows, d := a.Dims()
 	w := sol.W
 	if len(w) != d || per < 1 || rows%per != 0 {
-		return invalid(fmt.Errorf("the multi-class SVM has %d entries for %d×%d constraints (%d per sample)", len(w), rows, d, per))
+		return Invalid(fmt.Errorf("the multi-class SVM has %d entries for %d×%d constraints (%d per sample)", len(w), rows, d, per))
 	}
 	n := rows / per
 	recs, start, bad := limitRecords(tr, d)
@@ -84,7 +84,7 @@ func multiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	// The samples' weights at every record (those it kept, else 1).
 	rw, err := windowWeights(tr, win, n, nil, "samples")
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	qs, fixed, total, qCap := rw.qs, rw.fixed, rw.total, rw.qCap
 	rowQ := func(q []float64) []float64 {

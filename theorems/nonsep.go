@@ -41,14 +41,14 @@ func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory)
 		return Assumption("XY Prop. 2 is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
 	}
 	if err := data.ValidateBinary(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	if len(w) != data.N {
-		return invalid(fmt.Errorf("%d weights for %d samples", len(w), data.N))
+		return Invalid(fmt.Errorf("%d weights for %d samples", len(w), data.N))
 	}
 	wbar, err := train.NormalizeWeights(w)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	x := mat.NewDense(data.N, data.D, data.X)
 	sp, err := numerics.SplitSeparable(x, data.Y, 0)
@@ -56,7 +56,7 @@ func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory)
 		return Undecided("separable split: %v", err)
 	}
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	if len(sp.Sc) == 0 {
 		return Assumption("the data are linearly separable (D_nonsep is empty): XY Prop. 2 is about non-separable data")
@@ -82,7 +82,7 @@ func NonSeparableLimit(data *dataset.Dataset, w []float64, tr *train.Trajectory)
 	xc, yc, wc := sub(sp.Sc)
 	mn, err := numerics.MinimizeNonSep(xc, yc, wc)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	basis := mn.Basis
 	rank, _ := basis.Dims()

@@ -102,15 +102,15 @@ func NTKApproximation(runs []GapRun) Verdict {
 		widths = append(widths, r.Width)
 	}
 	if ws := distinctWidths(widths); len(ws) < MinWidths {
-		return invalid(fmt.Errorf("theorems: ZD-T4/L5 needs ≥ %d widths, got %v", MinWidths, ws))
+		return Invalid(fmt.Errorf("theorems: ZD-T4/L5 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
 		if r.N < 1 {
-			return invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
+			return Invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
 		}
 		for _, v := range []float64{r.LinGap, r.GRWGap, r.LinLimitGap, r.LinRisk, r.TestDiag, r.GramMin, r.GramMax, r.LastLayerNorm, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid(fmt.Errorf("theorems: width %d seed %d: a measurement is %v", r.Width, r.Seed, v))
+				return Invalid(fmt.Errorf("theorems: width %d seed %d: a measurement is %v", r.Width, r.Seed, v))
 			}
 		}
 	}

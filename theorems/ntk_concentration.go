@@ -112,7 +112,7 @@ func (w KernelWidth) variance(n, skip int) (KernelVariance, error) {
 // log V are about equally precise and the unweighted fit loses little.
 func NTKConcentration(n int, widths []KernelWidth) Verdict {
 	if len(widths) < MinWidths {
-		return invalid(fmt.Errorf("theorems: ZD-L3 needs ≥ %d widths, got %d", MinWidths, len(widths)))
+		return Invalid(fmt.Errorf("theorems: ZD-L3 needs ≥ %d widths, got %d", MinWidths, len(widths)))
 	}
 	ws := append([]KernelWidth(nil), widths...)
 	sort.Slice(ws, func(i, j int) bool { return ws[i].Width < ws[j].Width })
@@ -123,10 +123,10 @@ func NTKConcentration(n int, widths []KernelWidth) Verdict {
 	for _, w := range ws {
 		kv, err := w.Variance(n)
 		if err != nil {
-			return invalid(err)
+			return Invalid(err)
 		}
 		if len(w.Grams) != S {
-			return invalid(fmt.Errorf("theorems: width %d has %d seeds, width %d has %d: the jackknife leaves one seed of every width out", w.Width, len(w.Grams), ws[0].Width, S))
+			return Invalid(fmt.Errorf("theorems: width %d has %d seeds, width %d has %d: the jackknife leaves one seed of every width out", w.Width, len(w.Grams), ws[0].Width, S))
 		}
 		// Equal matrices leave a variance of rounding only: each mean entry
 		// is within a few ulps, (4ε·max|Θ|)² per squared deviation.
@@ -143,11 +143,11 @@ func NTKConcentration(n int, widths []KernelWidth) Verdict {
 	}
 	fit, err := FitLogLog(x, y, nil)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	se, err := jackknifeSlopeSE(n, ws, x)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	half := se * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(S - 1)}.Quantile(1-ConcentrationAlarm/2)
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -78,22 +78,22 @@ const DriftShare = 0.1
 // The Detail tabulates |f_reg − f_ERM| against d̃^{−1/4} + √R̂ by μ.
 func RegularizedWidthGap(runs []RegRun, eps float64) Verdict {
 	if !(eps > 0) {
-		return invalid(errors.New("theorems: ZD-T6 needs a risk budget ε > 0"))
+		return Invalid(errors.New("theorems: ZD-T6 needs a risk budget ε > 0"))
 	}
 	var widths []int
 	for _, r := range runs {
 		widths = append(widths, r.Width)
 		if r.N < 1 {
-			return invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
+			return Invalid(fmt.Errorf("theorems: width %d seed %d: no training samples", r.Width, r.Seed))
 		}
 		for _, v := range []float64{r.Mu, r.C, r.LastLayerNorm, r.GramMin, r.GramMax, r.TestDiag, r.Risk, r.LinRisk, r.RegGap, r.LinRegGap, r.ApproxGap, r.ERMGap, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
+				return Invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
 			}
 		}
 	}
 	if ws := distinctWidths(widths); len(ws) < MinWidths {
-		return invalid(fmt.Errorf("theorems: ZD-T6 needs ≥ %d widths, got %v", MinWidths, ws))
+		return Invalid(fmt.Errorf("theorems: ZD-T6 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
 		if r.LastLayerNorm != 0 {

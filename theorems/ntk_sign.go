@@ -116,17 +116,17 @@ func SignAgreement(runs []SignRun) Verdict {
 		widths = append(widths, r.Width)
 		m := len(r.FMM)
 		if m == 0 || len(r.GNorm) != m || len(r.F0) != m || len(r.FReg) != m || len(r.FLin) != m {
-			return invalid(fmt.Errorf("theorems: width %d seed %d: test-point arrays of unequal lengths", r.Width, r.Seed))
+			return Invalid(fmt.Errorf("theorems: width %d seed %d: test-point arrays of unequal lengths", r.Width, r.Seed))
 		}
 		for _, v := range []float64{r.Mu, r.Risk, r.R, r.Gamma, r.M, r.QStar, r.Delta, r.ApproxGap, r.LastLayerNorm, r.LinPath.Err, r.LinPath.Effect} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
+				return Invalid(fmt.Errorf("theorems: width %d seed %d μ %g: a measurement is %v", r.Width, r.Seed, r.Mu, v))
 			}
 		}
 	}
 	ws := distinctWidths(widths)
 	if len(ws) < MinWidths {
-		return invalid(fmt.Errorf("theorems: ZD-T9 needs ≥ %d widths, got %v", MinWidths, ws))
+		return Invalid(fmt.Errorf("theorems: ZD-T9 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
 		switch {

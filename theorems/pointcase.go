@@ -58,7 +58,3 @@ func (c *PointCase) sample(i int) []float64 {
 	d := c.Model.In()
 	return c.X[i*d : (i+1)*d]
 }
-
-func invalid(err error) Verdict {
-	return Verdict{Status: AssumptionFailed, Statistic: math.NaN(), Detail: err.Error()}
-}

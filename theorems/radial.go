@@ -41,7 +41,7 @@ func RadialIdentity(obj *train.Objective, theta []float64, degree float64) Verdi
 	}
 	ev, err := obj.Evaluate(theta, true)
 	if err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	lhs := -floats.Dot(theta, ev.Dir)
 	var nu, nuAbs float64

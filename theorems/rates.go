@@ -100,10 +100,10 @@ func FitRates(c RateCase) (RateFit, *Verdict) {
 	fail := func(v Verdict) (RateFit, *Verdict) { return RateFit{}, &v }
 	L := c.Degree
 	if !(L > 0) {
-		return fail(invalid(fmt.Errorf("theorems: rate check needs a declared order L > 0, got %v", L)))
+		return fail(Invalid(fmt.Errorf("theorems: rate check needs a declared order L > 0, got %v", L)))
 	}
 	if c.Margin == nil {
-		return fail(invalid(errors.New("theorems: rate check needs the loss's margin form")))
+		return fail(Invalid(errors.New("theorems: rate check needs the loss's margin form")))
 	}
 	th := losses.LogThreshold(c.Margin)
 	t0 := -1
@@ -145,7 +145,7 @@ func FitRates(c RateCase) (RateFit, *Verdict) {
 		for i := t0; i+1 < len(c.Records); i++ {
 			r, next := c.Records[i], c.Records[i+1]
 			if next.Step != r.Step+1 {
-				return fail(invalid(errors.New("theorems: gradient-descent rate check needs consecutive records (Config.Every = 1)")))
+				return fail(Invalid(errors.New("theorems: gradient-descent rate check needs consecutive records (Config.Every = 1)")))
 			}
 			worst = math.Max(worst, math.Exp(next.LogEta+2*r.LogGradNorm-r.LogObjective))
 		}
@@ -246,14 +246,14 @@ func LossBasedSchedule(c ScheduleCase) Verdict {
 	}
 	rs := c.Records
 	if len(rs) < 2 {
-		return invalid(errors.New("theorems: schedule check needs at least two records"))
+		return Invalid(errors.New("theorems: schedule check needs at least two records"))
 	}
 	logAlpha := math.Log(train.LossBasedAlpha0)
 	const up, dn = math.Ln2 / 5, math.Ln2 / 10
 	for i := 1; i < len(rs); i++ {
 		prev, r := rs[i-1], rs[i]
 		if r.Step != prev.Step+1 {
-			return invalid(errors.New("theorems: schedule check needs consecutive records (Config.Every = 1)"))
+			return Invalid(errors.New("theorems: schedule check needs consecutive records (Config.Every = 1)"))
 		}
 		if !(r.LogObjective < prev.LogObjective) {
 			return Verdict{Status: Violated, Statistic: r.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("step %d: log 𝓛 went from %.10g to %.10g; the schedule accepts only strict decreases", r.Step, prev.LogObjective, r.LogObjective)}
@@ -364,7 +364,7 @@ const LogDomainReference = 1e-10
 // LogDomainReference.
 func LogDomain(c LogDomainCase) Verdict {
 	if c.Obj == nil || len(c.Records) == 0 {
-		return invalid(errors.New("theorems: log-domain check needs an objective and records"))
+		return Invalid(errors.New("theorems: log-domain check needs an objective and records"))
 	}
 	m, ok := losses.MarginOf(c.Obj.Loss)
 	if !ok || c.Obj.Loss.Kind() != losses.Binary {
@@ -387,7 +387,7 @@ func LogDomain(c LogDomainCase) Verdict {
 	worst, worstDetail := 0.0, ""
 	for _, r := range c.Records {
 		if r.Theta == nil {
-			return invalid(errors.New("theorems: log-domain check needs θ in the records (Config.KeepTheta)"))
+			return Invalid(errors.New("theorems: log-domain check needs θ in the records (Config.KeepTheta)"))
 		}
 		logLoss, err := eval(r.Theta, dir)
 		if err != nil {

@@ -63,7 +63,7 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 		return *v
 	}
 	if len(q) != c.N || len(runs) == 0 || !(eps > 0) {
-		return invalid(fmt.Errorf("theorems: ZD-T6lin needs n weights, a risk budget ε > 0 and at least one run"))
+		return Invalid(fmt.Errorf("theorems: ZD-T6lin needs n weights, a risk budget ε > 0 and at least one run"))
 	}
 	nstar := floats.Norm(r.star, 2)
 	uniform := make([]float64, c.N)
@@ -74,11 +74,11 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 	detail := ""
 	for _, run := range runs {
 		if len(run.Theta) != c.D || (run.Prev != nil && len(run.Prev) != c.D) {
-			return invalid(fmt.Errorf("theorems: run with μ = %g has θ of %d entries, want %d", run.Mu, len(run.Theta), c.D))
+			return Invalid(fmt.Errorf("theorems: run with μ = %g has θ of %d entries, want %d", run.Mu, len(run.Theta), c.D))
 		}
 		closed, err := numerics.RegularizedInterpolator(c.X, c.N, c.D, c.Y, r.theta0, q, run.Mu)
 		if err != nil {
-			return invalid(err)
+			return Invalid(err)
 		}
 		// Lemma 18's first step: θ_t − θ₀ stays in span{x_i} under the
 		// regularized update too (every term of the gradient is in it).
@@ -110,7 +110,7 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 		}
 		erm, err := numerics.RegularizedInterpolator(c.X, c.N, c.D, c.Y, r.theta0, uniform, run.Mu)
 		if err != nil {
-			return invalid(err)
+			return Invalid(err)
 		}
 		stat := 0.0
 		if risk > 0 {

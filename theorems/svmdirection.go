@@ -40,7 +40,7 @@ func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) Verdict {
 		return Assumption("LL-lin is about the linear model (L = 1); the trajectory's model %s has L = %v", tr.Model, tr.Degree)
 	}
 	if err := data.ValidateBinary(); err != nil {
-		return invalid(err)
+		return Invalid(err)
 	}
 	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
 	if errors.Is(err, numerics.ErrNotSeparable) {
@@ -78,7 +78,7 @@ func residualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 		r := &tr.Records[i]
 		if r.Theta != nil && r.LogT > 0 && !math.IsInf(r.LogT, 0) {
 			if len(r.Theta) != len(w) {
-				return invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), len(w))), 0
+				return Invalid(fmt.Errorf("θ has %d entries, the max-margin solution %d", len(r.Theta), len(w))), 0
 			}
 			last = r
 		}

@@ -130,3 +130,9 @@ func Worst(vs ...Verdict) Verdict {
 	}
 	return w
 }
+
+// Invalid returns an AssumptionFailed verdict for a case that could not be
+// read (a shape mismatch, a non-finite entry): err says which.
+func Invalid(err error) Verdict {
+	return Verdict{Status: AssumptionFailed, Statistic: math.NaN(), Detail: err.Error()}
+}

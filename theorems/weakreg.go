@@ -64,11 +64,11 @@ func newWeakProblem(data *dataset.Dataset, w []float64, m losses.Margin, r float
 	}
 	wbar, err := train.NormalizeWeights(w)
 	if err != nil || len(wbar) != data.N {
-		v := invalid(fmt.Errorf("weights: %v (%d for %d samples)", err, len(w), data.N))
+		v := Invalid(fmt.Errorf("weights: %v (%d for %d samples)", err, len(w), data.N))
 		return nil, &v
 	}
 	if !(r > 0) {
-		v := invalid(fmt.Errorf("regularizer exponent r = %v, want > 0", r))
+		v := Invalid(fmt.Errorf("regularizer exponent r = %v, want > 0", r))
 		return nil, &v
 	}
 	p := &weakProblem{data: data, m: m, r: r, wbar: wbar, wmin: floats.Min(wbar), gamma: sol.Margin, dir: sol.Direction(), terms: make([]float64, data.N)}
