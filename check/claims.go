@@ -7,6 +7,11 @@ import (
 
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
+	"github.com/implicitbias/implicitbias/theorems/homogeneity"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/theorems/margins"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -23,26 +28,26 @@ type claim struct {
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
 	{theorems.LL_B3, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
-		v := theorems.EulerIdentity(c)
+		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
+		v := homogeneity.EulerIdentity(c)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
 			// How far from homogeneous the run went: the identity measured
 			// with the L of the same network without its biases.
 			c.Degree = r.biasFreeL
-			m := theorems.EulerIdentity(c)
+			m := homogeneity.EulerIdentity(c)
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's L = %g: %s", r.biasFreeL, m)
 		}
 		return v
 	})},
 	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := theorems.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
-		v := theorems.MultiHomogeneity(c)
+		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
+		v := homogeneity.MultiHomogeneity(c)
 		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
 			// As LL-B3: each block (a layer's weight with its bias)
 			// measured with the degree of the same block without its bias.
 			c.BlockDegrees = r.biasFreeBlocks
-			m := theorems.MultiHomogeneity(c)
+			m := homogeneity.MultiHomogeneity(c)
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's block degrees %v: %s", r.biasFreeBlocks, m)
 		}
@@ -50,19 +55,19 @@ var claims = []claim{
 	})},
 	{theorems.LL_B4, binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
-		return theorems.RadialIdentity(r.obj, r.t.Theta[i], 0)
+		return homogeneity.RadialIdentity(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A5, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
-		return theorems.MarginApproximation(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
+		return margins.MarginApproximation(margins.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
 	})},
 	{theorems.LL_C7, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
-		return theorems.MFCQ(r.obj, r.t.Theta[i], 0)
+		return kkt.MFCQ(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_5_1, marginLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
-		return theorems.FlowInequality(theorems.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
+		return margins.FlowInequality(margins.MarginCase{Obj: r.obj, Theta: r.t.Theta[i]})
 	})},
 	{theorems.LL_4_1, binaryLoss, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
@@ -70,7 +75,7 @@ var claims = []claim{
 	{theorems.LL_4_2, discrete, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict {
 			return r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
-				return theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
+				return margins.GDMarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
 			})
 		})
 	})},
@@ -80,37 +85,37 @@ var claims = []claim{
 		}
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict {
 			m, _ := losses.MarginOf(r.obj.Loss)
-			return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: r.t.Flow(), Degree: r.tr.Degree, Margin: m})
+			return margins.Rates(margins.RateCase{Records: tr.Records, Flow: r.t.Flow(), Degree: r.tr.Degree, Margin: m})
 		})
 	})},
 	{theorems.LL_F, multiClass, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.KKTConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.KKTConvergence(r.obj, tr, 0) })
 	})},
 	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
-		return theorems.LemmaC8(r.obj, r.t.Theta[i], 0)
+		return kkt.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaConvergence(r.obj, tr, 0) })
 	})},
 	// LL Cor C.10 on the windows of consecutive records, as the property
 	// tests run it on the engine's GD (properties, LL-C10): no slack for
 	// GD's deviation from the flow (docs/check.md gives the ratios measured
 	// on correct runs). A step that is not −η∇𝓛 fails the premise.
 	{theorems.LL_C10, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaWindowBound(r.obj, tr, 0, 0) })
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaWindowBound(r.obj, tr, 0, 0) })
 	})},
 	{theorems.LL_lin, linearBinary, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.SVMDirection(r.obj.Data, tr) })
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return grwclass.SVMDirection(r.obj.Data, tr) })
 	})},
 	// LL Cor 4.5 needs a C² net ((S1): NTKAlignment refuses a kinked one)
 	// and decides by the angle to the gradient-feature SVM halving from its
 	// peak or freezing away from 0, on the windows after t0.
 	{theorems.LL_4_5, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.NTKAlignment(r.obj, tr, 0) })
+		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.NTKAlignment(r.obj, tr, 0) })
 	})},
 	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
 	// model. The regression checks take the records as they are: the
@@ -120,10 +125,10 @@ var claims = []claim{
 	// first record (GD keeps θ_t − θ_s in span{x_i} for any s, so θ* is the
 	// same from any record).
 	{theorems.ZD_T1, linearRegression, whole(func(r *recorded) theorems.Verdict {
-		return theorems.Interpolator(r.regressionCase(), r.t.Theta[len(r.t.Theta)-1])
+		return regression.Interpolator(r.regressionCase(), r.t.Theta[len(r.t.Theta)-1])
 	})},
 	{theorems.ZD_span, linearRegression, whole(func(r *recorded) theorems.Verdict {
-		m := theorems.NewSpanMonitor(r.regressionCase())
+		m := regression.NewSpanMonitor(r.regressionCase())
 		for i, th := range r.t.Theta {
 			m.Observe(r.t.Steps[i]-r.t.Steps[0], th)
 		}
@@ -134,7 +139,7 @@ var claims = []claim{
 	{theorems.ZD_T7, linearWeighted, whole(func(r *recorded) theorems.Verdict {
 		tr := *r.tr
 		tr.Optimizer = "gd"
-		return theorems.GRWDirection(r.obj.Data, &tr)
+		return grwclass.GRWDirection(r.obj.Data, &tr)
 	})},
 }
 
@@ -154,9 +159,9 @@ func isLinear(r *recorded) bool {
 }
 
 // regressionCase is the run's data with θ₀ its first record.
-func (r *recorded) regressionCase() theorems.RegressionCase {
+func (r *recorded) regressionCase() regression.RegressionCase {
 	d := r.obj.Data
-	return theorems.RegressionCase{X: d.X, Y: d.Y, N: d.N, D: d.D, Theta0: r.t.Theta[0]}
+	return regression.RegressionCase{X: d.X, Y: d.Y, N: d.N, D: d.D, Theta0: r.t.Theta[0]}
 }
 
 func always(*recorded) bool { return true }
@@ -258,10 +263,10 @@ func (r *recorded) monotone(tr *train.Trajectory) theorems.Verdict {
 		return theorems.Undecided("a gradient flow without local_error: the monotonicity check bounds γ̃'s change by the integrator's error, which the file does not record")
 	}
 	if r.t.Flow() {
-		return theorems.MarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: tr.Records})
+		return margins.MarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: tr.Records})
 	}
 	v := r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
-		return theorems.MarginMonotone(theorems.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
+		return margins.MarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
 	})
 	if v.Status != theorems.Holds && v.Status != theorems.Violated {
 		return v
@@ -310,7 +315,7 @@ func (r *recorded) stepOf(k string) string {
 
 // gradientClaim runs a claim about gradient descent (or flow) after its
 // premise: along every pair of consecutive records the step is −η∇𝓛 of the
-// loss read (theorems.DescentSteps). When the premise fails the run is not
+// loss read (kkt.DescentSteps). When the premise fails the run is not
 // the dynamics the theorem is about: the claim is assumption-failed, with
 // the premise's reason and the claim's statistic measured anyway (the check
 // run without the step identity), so the table shows how far outside the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -121,8 +122,8 @@ func TestExportedKKTClaims(t *testing.T) {
 			}
 			rep := exported(t, tr, model, data, "logistic")
 			for id, direct := range map[string]theorems.Verdict{
-				theorems.LL_C10: theorems.BetaWindowBound(obj, tr, 0, 0),
-				theorems.LL_4_5: theorems.NTKAlignment(obj, tr, 0),
+				theorems.LL_C10: kkt.BetaWindowBound(obj, tr, 0, 0),
+				theorems.LL_4_5: kkt.NTKAlignment(obj, tr, 0),
 			} {
 				got := verdictOf(t, rep, id)
 				if !sameVerdict(direct, got) && !(direct.Status == theorems.AssumptionFailed && got.Status == direct.Status) {

@@ -99,7 +99,7 @@
 // γ̄, γ̃), and the premise of every gradient-descent theorem of LL is checked
 // first: at every pair of consecutive records (t, t+1) after separation,
 //
-//	θ(t+1) = θ(t) − η∇𝓛(θ(t))   to rounding (theorems.DescentSteps, StepIdentityUlps).
+//	θ(t+1) = θ(t) − η∇𝓛(θ(t))   to rounding (kkt.DescentSteps, StepIdentityUlps).
 //
 // A PyTorch run of full-batch torch.optim.SGD in float64 meets it to a few
 // hundredths of its rounding bound (the steps are the same sums in another
@@ -151,7 +151,7 @@
 // sparse records) is inconclusive, never a pass.
 //
 // LL-4.1 on gradient descent: LL Thm 4.1 is the flow's statement; a GD run
-// is checked as steps of a map (theorems.MarginMonotone with exact steps,
+// is checked as steps of a map (margins.MarginMonotone with exact steps,
 // only rounding bounded), between records that need not be consecutive: a
 // decrease between two records is a decrease at some step in between. LL
 // Thm 4.2 (E.2) makes it a theorem of GD for C² nets and the exponential

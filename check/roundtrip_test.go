@@ -12,6 +12,11 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
+	"github.com/implicitbias/implicitbias/theorems/homogeneity"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/theorems/margins"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -147,12 +152,12 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 		}
 		var euler []theorems.Verdict
 		for _, r := range tr.Records {
-			euler = append(euler, theorems.EulerIdentity(theorems.PointCase{Model: model, Theta: r.Theta, X: data.X, N: n}))
+			euler = append(euler, homogeneity.EulerIdentity(homogeneity.PointCase{Model: model, Theta: r.Theta, X: data.X, N: n}))
 		}
 		if w := theorems.Worst(euler...); !sameVerdict(w, verdictOf(t, rep, "LL-B3")) {
 			t.Errorf("LL-B3: in process %s, from the file %s", w, verdictOf(t, rep, "LL-B3"))
 		}
-		direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
+		direct := margins.MarginMonotone(margins.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
 		if got := verdictOf(t, rep, "LL-4.1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 			t.Errorf("LL-4.1: in process %s, from the file %s", direct, got)
 		}
@@ -168,7 +173,7 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := exported(t, tr, model, data, "logistic")
-		direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records})
+		direct := margins.MarginMonotone(margins.TrajectoryCase{Obj: obj, Records: tr.Records})
 		if got := verdictOf(t, rep, "LL-4.1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 			t.Errorf("LL-4.1 (flow): in process %s, from the file %s", direct, got)
 		} else {
@@ -190,7 +195,7 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := exported(t, tr, lin, data, "exp")
-		direct := theorems.SVMDirection(data, tr)
+		direct := grwclass.SVMDirection(data, tr)
 		if got := verdictOf(t, rep, "LL-lin"); !closeVerdict(direct, got, 1e-9) {
 			t.Errorf("LL-lin: in process %s, from the file %s (statistics %.17g, %.17g)", direct.Status, got.Status, direct.Statistic, got.Statistic)
 		} else {
@@ -205,7 +210,7 @@ func TestExportedRunSameVerdicts(t *testing.T) {
 		}
 		rep := exported(t, tr, model, data, "logistic")
 		for id, check := range map[string]func(*train.Objective, *train.Trajectory, float64) theorems.Verdict{
-			"LL-4.4": theorems.KKTConvergence, "LL-A9": theorems.BetaConvergence,
+			"LL-4.4": kkt.KKTConvergence, "LL-A9": kkt.BetaConvergence,
 		} {
 			direct := check(obj, tr, 0)
 			if got := verdictOf(t, rep, id); !sameVerdict(direct, got) {
@@ -257,12 +262,12 @@ func TestExportedGRWRunsSameVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := exported(t, tr, lin, reg, "squared")
-		c := theorems.RegressionCase{X: reg.X, Y: reg.Y, N: n, D: d, Theta0: theta0}
-		direct := theorems.Interpolator(c, tr.Theta)
+		c := regression.RegressionCase{X: reg.X, Y: reg.Y, N: n, D: d, Theta0: theta0}
+		direct := regression.Interpolator(c, tr.Theta)
 		if got := verdictOf(t, rep, "ZD-T1"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 			t.Errorf("ZD-T1: in process %s, from the file %s", direct, got)
 		}
-		m := theorems.NewSpanMonitor(c)
+		m := regression.NewSpanMonitor(c)
 		for _, r := range tr.Records {
 			m.Observe(r.Step, r.Theta)
 		}
@@ -289,7 +294,7 @@ func TestExportedGRWRunsSameVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := exported(t, tr, lin, cls, "logistic")
-		direct := theorems.GRWDirection(cls, tr)
+		direct := grwclass.GRWDirection(cls, tr)
 		if got := verdictOf(t, rep, "ZD-T7"); !closeVerdict(direct, got, 1e-9) {
 			t.Errorf("ZD-T7: in process %s, from the file %s", direct, got)
 		} else {
@@ -387,7 +392,7 @@ func TestExportedCrossEntropyRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := exported(t, tr, model, data, "ce")
-	direct := theorems.MarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
+	direct := margins.MarginMonotone(margins.TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
 	if got := verdictOf(t, rep, "LL-F"); !sameVerdict(direct, got) || direct.Status != theorems.Holds {
 		t.Errorf("LL-F: in process %s, from the file %s", direct, got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -93,7 +94,7 @@ type Report struct {
 	Results []theorems.Result
 	Rows    []Row
 	// Premise is the descent-step identity Δθ = −η∇𝓛 on the run's
-	// consecutive records (theorems.DescentSteps): holds for full-batch
+	// consecutive records (kkt.DescentSteps): holds for full-batch
 	// gradient descent on the loss read.
 	Premise theorems.Verdict
 	// OutputsDiff is ‖Φ_engine − Φ_run‖∞/‖Φ_run‖∞ at the last record when
@@ -278,7 +279,7 @@ func accumulate(logT, logEta float64, k int) float64 {
 }
 
 // descentPremise checks the descent-step identity Δθ = −η∇𝓛 at every pair
-// of consecutive records after t0 (theorems.DescentSteps, to its rounding
+// of consecutive records after t0 (kkt.DescentSteps, to its rounding
 // bound): holds when the run is full-batch gradient descent on the loss
 // read, violated when some step is something else (Adam, weight decay,
 // momentum, mini-batches, a different loss or reduction), inconclusive when
@@ -292,7 +293,7 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	}
 	gd := *r.tr
 	gd.Optimizer = "gd"
-	v := theorems.DescentSteps(r.obj, &gd)
+	v := kkt.DescentSteps(r.obj, &gd)
 	if v.Status == theorems.Violated {
 		v.Detail += r.premiseHint(&gd)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
-	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -155,7 +155,7 @@ func (c ConvexCase) faultActs(name string) bool {
 const convexSteps = 1000
 
 // Run trains the case and returns the check's input.
-func (c ConvexCase) Run() (theorems.GDRateCase, error) {
+func (c ConvexCase) Run() (regression.GDRateCase, error) {
 	n, d := min(max(c.N, 2), 10), min(max(c.D, 2), 10)
 	r := rand.New(rand.NewPCG(c.Seed, 41))
 	ds := &dataset.Dataset{N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n)}
@@ -189,7 +189,7 @@ func (c ConvexCase) Run() (theorems.GDRateCase, error) {
 	}
 	var es mat.EigenSym
 	if !es.Factorize(g, false) {
-		return theorems.GDRateCase{}, fmt.Errorf("eigenvalues failed")
+		return regression.GDRateCase{}, fmt.Errorf("eigenvalues failed")
 	}
 	lmax := es.Values(nil)[n-1]
 	var loss losses.Loss = losses.Squared{}
@@ -215,36 +215,36 @@ func (c ConvexCase) Run() (theorems.GDRateCase, error) {
 		}
 	}
 	if err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	L := lmax + mu
 	eta := c.StepFrac / L
 	fault, err := faults.Lookup(c.Fault)
 	if err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	model, err := models.NewLinear(d, 1)
 	if err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	obj, err := train.NewObjective(fault.Model(model), fault.Loss(loss), ds)
 	if err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	obj.Reg = train.L2{Mu: mu, Theta0: center}
 	fault.Objective(obj) // before SetWeights: a reweighting fault rewrites them there
 	if err := obj.SetWeights(q); err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	gd, err := train.NewGD(eta)
 	if err != nil {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	theta := make([]float64, d)
 	tr, err := train.Run(obj, fault.Optimizer(gd), theta, train.Config{Steps: convexSteps, KeepTheta: true})
 	diverged := errors.Is(err, train.ErrNonFinite) && tr != nil && len(tr.Records) > 0
 	if err != nil && !diverged {
-		return theorems.GDRateCase{}, err
+		return regression.GDRateCase{}, err
 	}
 	// f(x_t) is computed here from the recorded iterates, not read from the
 	// engine's log 𝓛: an objective that evaluates itself wrongly (weights
@@ -265,7 +265,7 @@ func (c ConvexCase) Run() (theorems.GDRateCase, error) {
 		inf := math.Inf(1)
 		f, distSq, steps = append(f, inf), append(distSq, inf), append(steps, inf)
 	}
-	return theorems.GDRateCase{F: f, FStar: fstar, Dist0Sq: floats.Dot(xstar, xstar), Eta: eta, L: L, Terms: n + d,
+	return regression.GDRateCase{F: f, FStar: fstar, Dist0Sq: floats.Dot(xstar, xstar), Eta: eta, L: L, Terms: n + d,
 		DistSq: distSq, StepNorm: steps, XStarError: convexXStarError * (1 + floats.Norm(xstar, 2)), D: d}, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -118,7 +120,7 @@ func kktFigures(r *Runner) []theorems.Figure {
 		return nil
 	}
 	var x, eps, delta, beta []float64
-	for _, w := range theorems.Windows(tr, false) {
+	for _, w := range kkt.Windows(tr, false) {
 		r := w[0]
 		if !r.Separated || math.IsInf(r.LogT, 0) {
 			continue
@@ -127,7 +129,7 @@ func kktFigures(r *Runner) []theorems.Figure {
 		for i, rec := range w {
 			ths[i] = rec.Theta
 		}
-		k, err := theorems.MeasureKKTWindow(b.Obj, ths, 0)
+		k, err := kkt.MeasureKKTWindow(b.Obj, ths, 0)
 		if err != nil {
 			continue
 		}
@@ -161,7 +163,7 @@ func grwDistanceFigures(r *Runner) []theorems.Figure {
 	}
 	base := cs[0]
 	ds, theta0 := base.Problem()
-	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
+	rc := regression.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
 	star, err := rc.Interpolator()
 	if err != nil {
 		return nil

@@ -6,6 +6,8 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
+	"github.com/implicitbias/implicitbias/theorems/margins"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -22,7 +24,7 @@ func marginApproxForLoss(loss string) Entry {
 	return Entry{
 		Claims: []Prop{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-				return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+				return margins.MarginApproximation(margins.MarginCase{Obj: obj, Theta: theta})
 			})},
 		Controls: []Prop{drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, []string{loss}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
@@ -33,7 +35,7 @@ func marginApproxForLoss(loss string) Entry {
 				if err != nil {
 					return undecidedOr(err)
 				}
-				return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
+				return margins.MarginApproximation(margins.MarginCase{Obj: flipped, Theta: theta})
 			}))},
 	}
 }
@@ -43,11 +45,11 @@ func flowInequalityForLoss(loss string) Entry {
 	return Entry{
 		Claims: []Prop{sepProperty("separated points, loss "+loss, Homogeneous, []string{loss}, false, separationFloor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta})
 			})},
 		Controls: []Prop{drops("bias", sepProperty("bias term, L derived", WithBias, []string{loss}, false, separationFloor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta})
 			}))},
 	}
 }
@@ -56,8 +58,8 @@ func flowInequalityForLoss(loss string) Entry {
 func flowMonotoneForLoss(loss string) Entry {
 	flows := GenFlow(smoothActs, []int{2}, []string{loss})
 	return Entry{Cases: 20,
-		Claims:   []Prop{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, theorems.MarginMonotone)},
-		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("flows (smooth-gradient nets), loss "+loss, flows, false, margins.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", flows, false, margins.MarginMonotone))},
 	}
 }
 
@@ -68,7 +70,7 @@ func grwDirectionForLoss(loss string) Entry {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.GRWDirection(data, tr)
+		return grwclass.GRWDirection(data, tr)
 	}
 	return Entry{Cases: 8,
 		Claims: []Prop{Property[ClassCase]{Name: "GD, linear model, x_i independent, every GRW scheme, loss " + loss, Gen: GenClassNamed(true, loss, allGRWSchemes()),

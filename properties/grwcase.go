@@ -17,6 +17,7 @@ import (
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -340,29 +341,29 @@ var (
 
 // RegressionRun is a finished run of a case.
 type RegressionRun struct {
-	Case  theorems.RegressionCase
+	Case  regression.RegressionCase
 	Theta []float64 // θ_T
 	Steps int
-	Span  *theorems.SpanMonitor
+	Span  *regression.SpanMonitor
 	Risks []float64 // ERM risk every riskEvery steps, from step 0
 	Traj  *train.Trajectory
 	Prev  []float64 // θ stationaryEvery steps before the end
 	// Converged reports that a stopping rule (stopAtInterpolation,
 	// stationaryEvery) ended the run before maxSteps.
 	Converged bool
-	// Replay is theorems.WeightsActed on the first replaySteps steps (nil
+	// Replay is regression.WeightsActed on the first replaySteps steps (nil
 	// when not asked for, or for Adam); a violated replay ended the run.
 	Replay *theorems.Verdict
 	// Rate holds η and the extremes of the weights of every step taken
 	// (GD runs with rate set; nil otherwise).
-	Rate *theorems.GRWRate
+	Rate *regression.GRWRate
 }
 
 // runOptions say what a run records and when it stops.
 type runOptions struct {
 	maxSteps int
 	// stopAtInterpolation ends the run once ‖Xθ − y‖/σ_min is 1/10 of what
-	// theorems.Interpolator needs to decide.
+	// regression.Interpolator needs to decide.
 	stopAtInterpolation bool
 	watchSpan           bool
 	riskEvery           int // 0: no risk trace
@@ -375,9 +376,9 @@ type runOptions struct {
 	// ‖θ_t − θ_{t−k}‖ ≤ StationaryShare·RegularizedLimitBound·‖θ_t‖/10.
 	stationaryEvery int
 	// replaySteps > 0 records θ_0…θ_K and the scheme's q^{(0)}…q^{(K−1)}
-	// (K = replaySteps) and replays them (theorems.WeightsActed) for GD and
+	// (K = replaySteps) and replays them (regression.WeightsActed) for GD and
 	// heavy ball; rate records the extremes of q^{(t)} at every step for
-	// GD's computed rate (theorems.GRWRate).
+	// GD's computed rate (regression.GRWRate).
 	replaySteps int
 	rate        bool
 }
@@ -390,7 +391,7 @@ func (c RegressionCase) Run(o runOptions) (*RegressionRun, error) {
 }
 
 func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o runOptions) (*RegressionRun, error) {
-	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
+	rc := regression.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -447,10 +448,10 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		if err != nil {
 			return nil, err
 		}
-		stopAt = 0.1 * theorems.InterpolatorResidualShare * theorems.InterpolatorBound * floats.Norm(star, 2) * span.SMin
+		stopAt = 0.1 * regression.InterpolatorResidualShare * regression.InterpolatorBound * floats.Norm(star, 2) * span.SMin
 	}
 	if o.watchSpan {
-		run.Span = theorems.NewSpanMonitor(rc)
+		run.Span = regression.NewSpanMonitor(rc)
 	}
 	if o.riskEvery > 0 {
 		run.Risks = append(run.Risks, rc.Risk(theta0))
@@ -459,7 +460,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		if replay && t <= o.replaySteps {
 			thetas = append(thetas, append([]float64(nil), theta...))
 			if t == o.replaySteps {
-				v := theorems.WeightsActed(theorems.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first})
+				v := regression.WeightsActed(regression.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first})
 				run.Replay = &v
 				if v.Status == theorems.Violated {
 					return errNotReplayed
@@ -476,7 +477,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 			return errConverged
 		}
 		if k := o.stationaryEvery; k > 0 && t%k == 0 {
-			if dist(theta, run.Prev) <= 0.1*theorems.StationaryShare*theorems.RegularizedLimitBound*floats.Norm(theta, 2) {
+			if dist(theta, run.Prev) <= 0.1*regression.StationaryShare*regression.RegularizedLimitBound*floats.Norm(theta, 2) {
 				return errConverged // Prev stays θ_{t−k}
 			}
 			copy(run.Prev, theta)
@@ -496,7 +497,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		// The run ended (converged or diverged) before replaySteps steps:
 		// replay the steps it took.
 		k := len(thetas) - 1
-		v := theorems.WeightsActed(theorems.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first[:k]})
+		v := regression.WeightsActed(regression.GRWSteps{Case: rc, Eta: eta, Beta: beta, Thetas: thetas, Weights: tap.first[:k]})
 		run.Replay = &v
 	}
 	if err != nil && !errors.Is(err, errConverged) && !errors.Is(err, errNotReplayed) {
@@ -511,7 +512,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 	if tap != nil && tap.extremes {
 		// Update ran at t = 0…T−1 and, when the budget ended the run, at T.
 		k := min(run.Steps, len(tap.qmin))
-		run.Rate = &theorems.GRWRate{Eta: eta, QMin: tap.qmin[:k], QMax: tap.qmax[:k]}
+		run.Rate = &regression.GRWRate{Eta: eta, QMin: tap.qmin[:k], QMax: tap.qmax[:k]}
 	}
 	return run, nil
 }

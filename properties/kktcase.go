@@ -275,7 +275,7 @@ func GenKKT(families ...int) Gen[KKTCase] {
 // kktPlan is the run plan of LL-4.4's and LL-A9's gradient-descent claims:
 // plan()'s length and windows, but at least two consecutive steps per
 // window, so that every window carries a step whose descent-step identity
-// the checks verify (theorems.StepIdentityUlps). Smooth models are measured
+// the checks verify (kkt.StepIdentityUlps). Smooth models are measured
 // at a window's first record, so their statistics are those of the
 // one-record windows of plan().
 func (c KKTCase) kktPlan(r *Runner) (steps, burst int) {
@@ -323,7 +323,7 @@ func kktTrajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory)
 
 // The measured rates of inconclusive cases of LL-4.4's and LL-A9's claims
 // (TestUndecidedRates re-measures them: seed 1, 300 cases each). The checks
-// decide by the theorem's tail bounds (theorems.KKTConvergence,
+// decide by the theorem's tail bounds (kkt.KKTConvergence,
 // BetaConvergence): a case is inconclusive when the tightest bound over the
 // second half of the run does not exclude the residual's peak after t0 —
 // the bound is too loose to say anything at this run length. On linear GD

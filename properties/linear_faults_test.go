@@ -13,6 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -280,9 +281,9 @@ func linearFamilies() []linearFamily {
 				return theorems.Verdict{}, err
 			}
 			if iw {
-				return theorems.IWDirection(data, c.ImportanceWeights(), tr), nil
+				return grwclass.IWDirection(data, c.ImportanceWeights(), tr), nil
 			}
-			return theorems.GRWDirection(data, tr), nil
+			return grwclass.GRWDirection(data, tr), nil
 		}
 	}
 	classData := func(x any) (*dataset.Dataset, error) { return x.(ClassCase).Data(), nil }
@@ -293,7 +294,7 @@ func linearFamilies() []linearFamily {
 				if err != nil {
 					return theorems.Verdict{}, err
 				}
-				return theorems.SVMDirection(b.Data, tr), nil
+				return grwclass.SVMDirection(b.Data, tr), nil
 			},
 			data: func(x any) (*dataset.Dataset, error) {
 				b, err := x.(KKTCase).Build()
@@ -389,13 +390,13 @@ func TestLinearFaultWeightsIgnored(t *testing.T) {
 					fc.skipped = err.Error()
 				case uniformWeights(tr.Weights):
 					fc.skipped = "uniform weights: the fault changes nothing"
-					if v := theorems.GRWDirection(data, tr); v.Status != theorems.Holds {
+					if v := grwclass.GRWDirection(data, tr); v.Status != theorems.Holds {
 						t.Errorf("%v: ERM with its weights ignored is ERM, the check must hold: %v", c, v)
 					}
 				case f.id == "XY-P1":
-					fc.v = theorems.IWDirection(data, c.ImportanceWeights(), tr)
+					fc.v = grwclass.IWDirection(data, c.ImportanceWeights(), tr)
 				default:
-					fc.v = theorems.GRWDirection(data, tr)
+					fc.v = grwclass.GRWDirection(data, tr)
 				}
 				cases = append(cases, fc)
 			}
@@ -438,7 +439,7 @@ func TestLinearFaultWeightsIgnoredMoving(t *testing.T) {
 		if err != nil {
 			fc.skipped = "the faulty engine failed: " + err.Error()
 		} else {
-			fc.v = theorems.GRWDirection(data, tr)
+			fc.v = grwclass.GRWDirection(data, tr)
 		}
 		cases = append(cases, fc)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -94,11 +95,11 @@ func GenGapSweep(kind int) Gen[GapSweepCase] {
 }
 
 // Run trains the sweep (cached per case and budget: the figures reuse it).
-func (c GapSweepCase) Run(r *Runner) ([]theorems.GapRun, error) {
-	return r.gapRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.GapRun, error) { return c.run(r) })
+func (c GapSweepCase) Run(r *Runner) ([]ntk.GapRun, error) {
+	return r.gapRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]ntk.GapRun, error) { return c.run(r) })
 }
 
-func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
+func (c GapSweepCase) run(r *Runner) ([]ntk.GapRun, error) {
 	_, s := c.size(r)
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
@@ -112,19 +113,19 @@ func (c GapSweepCase) run(r *Runner) ([]theorems.GapRun, error) {
 		d.train.Y[0] += 2
 	}
 	return sweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
-		func(w int, seed uint64) (theorems.GapRun, error) { return c.job(r, d, f, w, seed) })
+		func(w int, seed uint64) (ntk.GapRun, error) { return c.job(r, d, f, w, seed) })
 }
 
 // job trains the four runs of one (width, seed): the network and its
 // linearization, each by the A1 schedule and by ERM, with the same step,
 // and follows each linearized run in function space (linProblem.path).
-func (c GapSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) (theorems.GapRun, error) {
+func (c GapSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) (ntk.GapRun, error) {
 	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
-		return theorems.GapRun{}, err
+		return ntk.GapRun{}, err
 	}
 	net, theta0, lmax, gram, lin, lin0 := st.net, st.theta0, st.lmax, st.gram, st.lin, st.lin0
-	run := theorems.GapRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: st.lmin, GramMax: lmax}
+	run := ntk.GapRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: st.lmin, GramMax: lmax}
 	fstar, err := kernelInterpolator(net, theta0, gram, d)
 	if err != nil {
 		return run, err
@@ -198,5 +199,5 @@ func (c GapSweepCase) check(r *Runner) theorems.Verdict {
 	if err != nil {
 		return sweepFailed(err)
 	}
-	return theorems.NTKApproximation(runs)
+	return ntk.NTKApproximation(runs)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
 // KernelSweepCase is a ZD-L3 case: the activation, the data and the
@@ -47,19 +48,19 @@ func GenKernelSweep(bottleneck bool) Gen[KernelSweepCase] {
 
 // Run computes the Gram matrices Θ^{(0)}(X, X) of every (width, seed), in
 // parallel (cached per case and budget: the figures reuse them).
-func (c KernelSweepCase) Run(r *Runner) ([]theorems.KernelWidth, error) {
-	return r.kernelRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.KernelWidth, error) { return c.run(r) })
+func (c KernelSweepCase) Run(r *Runner) ([]ntk.KernelWidth, error) {
+	return r.kernelRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]ntk.KernelWidth, error) { return c.run(r) })
 }
 
-func (c KernelSweepCase) run(r *Runner) ([]theorems.KernelWidth, error) {
+func (c KernelSweepCase) run(r *Runner) ([]ntk.KernelWidth, error) {
 	s := kernelSize(r)
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]theorems.KernelWidth, len(s.widths))
+	out := make([]ntk.KernelWidth, len(s.widths))
 	for i, w := range s.widths {
-		out[i] = theorems.KernelWidth{Width: w, Grams: make([][]float64, s.seeds)}
+		out[i] = ntk.KernelWidth{Width: w, Grams: make([][]float64, s.seeds)}
 	}
 	errs := make([]error, len(s.widths)*s.seeds)
 	runParallel(len(errs), func(j int) {
@@ -88,5 +89,5 @@ func (c KernelSweepCase) check(r *Runner) theorems.Verdict {
 	if err != nil {
 		return buildFailed(err)
 	}
-	return theorems.NTKConcentration(ntkN, ws)
+	return ntk.NTKConcentration(ntkN, ws)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -31,7 +32,7 @@ const (
 	// extrapolation over 2×settleWindow records): GD on the regularized
 	// objective contracts the network's directions outside the gradients'
 	// span only at rate ημ ≈ C/(4κ(Θ)) per step, 1e-3 … 1e-2 here. The
-	// check compares the final drift with the gaps (theorems.DriftShare).
+	// check compares the final drift with the gaps (ntk.DriftShare).
 	regSteps  = 60000
 	regSettle = 1e-5
 )
@@ -96,24 +97,24 @@ func GenRegSweep(large bool) Gen[RegSweepCase] {
 }
 
 // Run trains the sweep (cached per case and budget).
-func (c RegSweepCase) Run(r *Runner) ([]theorems.RegRun, error) {
-	return r.regRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.RegRun, error) { return c.run(r) })
+func (c RegSweepCase) Run(r *Runner) ([]ntk.RegRun, error) {
+	return r.regRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]ntk.RegRun, error) { return c.run(r) })
 }
 
-func (c RegSweepCase) run(r *Runner) ([]theorems.RegRun, error) {
+func (c RegSweepCase) run(r *Runner) ([]ntk.RegRun, error) {
 	_, s := c.size(r)
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
 	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
-		func(w int, seed uint64) ([]theorems.RegRun, error) { return c.job(r, d, f, w, seed) })
+		func(w int, seed uint64) ([]ntk.RegRun, error) { return c.job(r, d, f, w, seed) })
 	return concat(out), err
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
 // the grid the regularized network and its linearization.
-func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.RegRun, error) {
+func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]ntk.RegRun, error) {
 	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed 
 	if err != nil {
 		return nil, err
 	}
-	base := theorems.RegRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: lmin, GramMax: lmax,
+	base := ntk.RegRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: lmin, GramMax: lmax,
 		TestDiag: testDiag(net, theta0, d), N: ntkN}
 	_, qmin, qmax := a1Schedule(c.Data, ntkN)
 	erm, err := ntkRun(net, theta0, d, runOpts{loss: losses.Squared{}, eta: 1 / (qmax * lmax), steps: gapSteps, every: gapEvery, stopLog: gapStopLog, fault: f})
@@ -134,7 +135,7 @@ func (c RegSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed 
 	fERM := erm.at(len(erm.out))
 	base.ERMGap = maxAbsDiff(fERM, fstar)
 	lp := newLinProblem(net, theta0, gram, d)
-	var out []theorems.RegRun
+	var out []ntk.RegRun
 	for _, g := range c.grid(r) {
 		run := base
 		run.C, run.Mu = g, g*qmin*lmin
@@ -185,5 +186,5 @@ func (c RegSweepCase) check(r *Runner) theorems.Verdict {
 	if err != nil {
 		return sweepFailed(err)
 	}
-	return theorems.RegularizedWidthGap(runs, c.riskBudget())
+	return ntk.RegularizedWidthGap(runs, c.riskBudget())
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
 // NTKParts lists the parts WriteNTKReport knows: the claims of ZD-L3,
@@ -41,7 +42,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 			lo, hi := minMax(kv.Mean)
 			fmt.Fprintf(w, "| %d | %.3g | %.2f | [%.3f, %.3f] |\n", kv.Width, kv.V, kv.LogSE, lo, hi)
 		}
-		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKConcentration(ntkN, ws))
+		fmt.Fprintf(w, "\nVerdict: %v\n", ntk.NTKConcentration(ntkN, ws))
 		return kernelFigures(r), nil
 	case "T4", "T4-gauss", "T4-zero", "T4-ntk-scale":
 		kind := map[string]int{"T4": gapClaim, "T4-gauss": gapGaussian, "T4-zero": gapZeroWeight, "T4-ntk-scale": gapClaim}[part]
@@ -57,13 +58,13 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 		depth, _ := c.size(r)
 		for _, g := range groupGap(runs) {
 			fmt.Fprintf(w, "| %d | %d | %s | %s | %.1e | %.1e / %.2g |\n", g[0].Width, ntkParams(depth, g[0].Width),
-				spread(g, func(r theorems.GapRun) float64 { return r.LinGap }),
-				spread(g, func(r theorems.GapRun) float64 { return r.GRWGap }),
-				maxOf(g, func(r theorems.GapRun) float64 { return r.LinLimitGap }),
-				maxOf(g, func(r theorems.GapRun) float64 { return r.LinPath.Err }),
-				minOf(g, func(r theorems.GapRun) float64 { return r.LinPath.Effect }))
+				spread(g, func(r ntk.GapRun) float64 { return r.LinGap }),
+				spread(g, func(r ntk.GapRun) float64 { return r.GRWGap }),
+				maxOf(g, func(r ntk.GapRun) float64 { return r.LinLimitGap }),
+				maxOf(g, func(r ntk.GapRun) float64 { return r.LinPath.Err }),
+				minOf(g, func(r ntk.GapRun) float64 { return r.LinPath.Effect }))
 		}
-		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.NTKApproximation(runs))
+		fmt.Fprintf(w, "\nVerdict: %v\n", ntk.NTKApproximation(runs))
 		f, ok := GapFigure(runs, c.describe(r))
 		if !ok {
 			return nil, nil
@@ -104,12 +105,12 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 				gap += math.Log(r.RegGap) / float64(len(g))
 				ref += math.Log(math.Pow(float64(r.Width), -0.25)+math.Sqrt(r.Risk)) / float64(len(g))
 				approx += math.Log(r.ApproxGap) / float64(len(g))
-				ratio = math.Max(ratio, r.LinRegGap/theorems.LimitBound(r.TestDiag, r.LinRisk, r.GramMin, r.N))
+				ratio = math.Max(ratio, r.LinRegGap/ntk.LimitBound(r.TestDiag, r.LinRisk, r.GramMin, r.N))
 			}
 			fmt.Fprintf(w, "| %g | %d | %.2g | %.3g | %.3g | %.3g | ≤ %.2f | %.1e / %.2g |\n", g[0].C, g[0].Width, risk, math.Exp(gap), math.Exp(ref), math.Exp(approx), ratio, perr, eff)
 			i = j
 		}
-		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.RegularizedWidthGap(runs, c.riskBudget()))
+		fmt.Fprintf(w, "\nVerdict: %v\n", ntk.RegularizedWidthGap(runs, c.riskBudget()))
 		return nil, nil
 	case "T9":
 		c := Sample(GenSignSweep(false), seed, 1)[0]
@@ -139,7 +140,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 				eps += r.Risk / k
 				delta += r.Delta / k
 				dr += r.Delta * math.Sqrt(r.R) / k
-				db += theorems.DeltaBound(r.R, r.Gamma, r.M, r.QStar) / k
+				db += ntk.DeltaBound(r.R, r.Gamma, r.M, r.QStar) / k
 				gap += math.Log(r.ApproxGap) / k
 				ci, ai := r.CertifiedAgreement()
 				cert, agree = cert+ci, agree+ai
@@ -153,7 +154,7 @@ func WriteNTKReport(part string, r *Runner, w io.Writer) ([]theorems.Figure, err
 			fmt.Fprintf(w, "| %g | %d | %.3g | %.3f | %.2f | %.2f | %d/%d | %d/%d | %.3g | %.1e / %.2g |\n", g[0].Mu, g[0].Width, eps, delta, dr, db, agree, cert, all, m, math.Exp(gap), perr, eff)
 			i = j
 		}
-		fmt.Fprintf(w, "\nVerdict: %v\n", theorems.SignAgreement(runs))
+		fmt.Fprintf(w, "\nVerdict: %v\n", ntk.SignAgreement(runs))
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown part %q (want one of %s)", part, strings.Join(NTKParts(), ", "))
@@ -170,8 +171,8 @@ func ntkParams(depth, w int) int {
 }
 
 // groupGap groups runs by width, in increasing order.
-func groupGap(runs []theorems.GapRun) [][]theorems.GapRun {
-	by := map[int][]theorems.GapRun{}
+func groupGap(runs []ntk.GapRun) [][]ntk.GapRun {
+	by := map[int][]ntk.GapRun{}
 	var ws []int
 	for _, r := range runs {
 		if _, ok := by[r.Width]; !ok {
@@ -180,7 +181,7 @@ func groupGap(runs []theorems.GapRun) [][]theorems.GapRun {
 		by[r.Width] = append(by[r.Width], r)
 	}
 	sort.Ints(ws)
-	var out [][]theorems.GapRun
+	var out [][]ntk.GapRun
 	for _, w := range ws {
 		out = append(out, by[w])
 	}
@@ -188,7 +189,7 @@ func groupGap(runs []theorems.GapRun) [][]theorems.GapRun {
 }
 
 // spread is "geometric mean [min, max]" of f over g.
-func spread(g []theorems.GapRun, f func(theorems.GapRun) float64) string {
+func spread(g []ntk.GapRun, f func(ntk.GapRun) float64) string {
 	var s float64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range g {
@@ -199,7 +200,7 @@ func spread(g []theorems.GapRun, f func(theorems.GapRun) float64) string {
 	return fmt.Sprintf("%.3g [%.3g, %.3g]", math.Exp(s/float64(len(g))), lo, hi)
 }
 
-func maxOf(g []theorems.GapRun, f func(theorems.GapRun) float64) float64 {
+func maxOf(g []ntk.GapRun, f func(ntk.GapRun) float64) float64 {
 	m := math.Inf(-1)
 	for _, r := range g {
 		m = math.Max(m, f(r))
@@ -207,7 +208,7 @@ func maxOf(g []theorems.GapRun, f func(theorems.GapRun) float64) float64 {
 	return m
 }
 
-func minOf(g []theorems.GapRun, f func(theorems.GapRun) float64) float64 {
+func minOf(g []ntk.GapRun, f func(ntk.GapRun) float64) float64 {
 	m := math.Inf(1)
 	for _, r := range g {
 		m = math.Min(m, f(r))

@@ -12,6 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -107,11 +108,11 @@ func GenSignSweep(large bool) Gen[SignSweepCase] {
 }
 
 // Run trains the sweep (cached per case and budget).
-func (c SignSweepCase) Run(r *Runner) ([]theorems.SignRun, error) {
-	return r.signRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]theorems.SignRun, error) { return c.run(r) })
+func (c SignSweepCase) Run(r *Runner) ([]ntk.SignRun, error) {
+	return r.signRuns.get(c.describe(r)+"/"+r.Budget.String(), func() ([]ntk.SignRun, error) { return c.run(r) })
 }
 
-func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
+func (c SignSweepCase) run(r *Runner) ([]ntk.SignRun, error) {
 	_, s := c.size(r)
 	f, d, err := sweepInputs(c.Fault, c.Data, signTest, true)
 	if err != nil {
@@ -122,27 +123,27 @@ func (c SignSweepCase) run(r *Runner) ([]theorems.SignRun, error) {
 	// over the run.
 	out, err := sweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
 		return s.widths[len(s.widths)-1-j%len(s.widths)], c.Init + uint64(j/len(s.widths))
-	}, func(w int, seed uint64) ([]theorems.SignRun, error) { return c.job(r, d, f, w, seed) })
+	}, func(w int, seed uint64) ([]ntk.SignRun, error) { return c.job(r, d, f, w, seed) })
 	return concat(out), err
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized
 // network and its linearization, against the kernel SVM of Θ^{(0)}.
-func (c SignSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]theorems.SignRun, error) {
+func (c SignSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]ntk.SignRun, error) {
 	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
 	if err != nil {
 		return nil, err
 	}
 	net, theta0, lmax, gram, lin, lin0 := st.net, st.theta0, st.lmax, st.gram, st.lin, st.lin0
 	n, m := d.train.N, d.m
-	base := theorems.SignRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm}
+	base := ntk.SignRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm}
 	f0 := append([]float64(nil), net.Forward(net.NewWorkspace(n), theta0, d.train.X, n)...)
 	for _, v := range f0 {
 		base.M = math.Max(base.M, math.Abs(v))
 	}
 	svm, err := numerics.KernelSVM(symmetrized(gram, n), d.train.Y, nil)
 	if errors.Is(err, numerics.ErrNotSeparable) {
-		return []theorems.SignRun{base}, nil // Gamma = 0: assumption-failed
+		return []ntk.SignRun{base}, nil // Gamma = 0: assumption-failed
 	}
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (c SignSweepCase) job(r *Runner, d ntkData, f faults.Fault, width int, seed
 	if err != nil {
 		return nil, err
 	}
-	var out []theorems.SignRun
+	var out []ntk.SignRun
 	for _, mu := range c.grid(r) {
 		run := base
 		run.Mu = mu
@@ -225,5 +226,5 @@ func (c SignSweepCase) check(r *Runner) theorems.Verdict {
 	if err != nil {
 		return sweepFailed(err)
 	}
-	return theorems.SignAgreement(runs)
+	return ntk.SignAgreement(runs)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
 // Problem sizes of section F. n = 6 training inputs on the unit sphere of
@@ -154,10 +155,10 @@ func a1At(data uint64) func(int, []float64) {
 // in function space (linProblem.path) and measures the weights' effect:
 // the sup distance between that path and the uniform weights' over the
 // same steps.
-func regLinPath(lp linProblem, tr *ntkTrace, dloss func(f, y float64) float64, at func(int, []float64), eta, mu float64) theorems.LinPath {
+func regLinPath(lp linProblem, tr *ntkTrace, dloss func(f, y float64) float64, at func(int, []float64), eta, mu float64) ntk.LinPath {
 	q := lp.path(dloss, at, eta, mu, tr.steps, gapEvery)
 	u := lp.path(dloss, nil, eta, mu, tr.steps, gapEvery)
-	return theorems.LinPath{Err: supGap(tr.out, q), Effect: supGap(q, u)}
+	return ntk.LinPath{Err: supGap(tr.out, q), Effect: supGap(q, u)}
 }
 
 // testDiag returns max_x Θ^{(0)}(x, x) over the test points.

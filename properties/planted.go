@@ -12,7 +12,7 @@ import (
 
 // plantedDrop is the smallest decrease of log γ̃ between two consecutive
 // records that counts as a violation actually present in a control run. It
-// sits far above the rounding of log γ̃ (theorems.MarginRounding·(u + log N)
+// sits far above the rounding of log γ̃ (margins.MarginRounding·(u + log N)
 // ≈ 1e-11 for the u ≤ 1e5 of these runs) and far below the drops the
 // too-large step produces when it produces one (≥ 1e-3 in the runs seen).
 const plantedDrop = 1e-6
@@ -26,7 +26,7 @@ const plantedDrop = 1e-6
 // whether the loss rose back to 𝓛 ≥ ℓ(b_f) there. It is the control runs'
 // oracle of whether a too-large step planted a violation at all: a plain
 // recomputation from the records' log 𝓛 and θ, sharing nothing with
-// theorems.MarginMonotone but the loss's g (NaN: records without θ). On a
+// margins.MarginMonotone but the loss's g (NaN: records without θ). On a
 // few cases (4 in 5 000 LL-G control cases, all deep linear nets in 2-D) γ̃
 // grows at every overshooting step, and there is nothing for the check to
 // see.
@@ -78,7 +78,7 @@ func largestDrop(obj *train.Objective, records []train.Record, multi bool) (drop
 // on the exponential loss: log γ̂ = train.GDMargin's value at (log 𝓛, ρ),
 // with t₀ the first record with 𝓛 < 1; a record whose loss rises above
 // 𝓛(t₀) leaves γ̂'s domain (reported as unseparated: a violation is there).
-// It shares γ̂'s formula with theorems.GDMarginMonotone, not its monotonicity
+// It shares γ̂'s formula with margins.GDMarginMonotone, not its monotonicity
 // test or error bounds. NaN: records without θ, or γ̂ not computable.
 func largestHatDrop(obj *train.Objective, records []train.Record) (drop float64, above bool) {
 	L := obj.Model.Degree().Order

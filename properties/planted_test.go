@@ -10,6 +10,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/margins"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -68,7 +69,7 @@ func TestLargestDrop(t *testing.T) {
 // cases where the run has a violation, which is nearly all of them
 // (largestDrop finds none on about 1 in 1 000).
 func TestBigStepControlCatchesAMiss(t *testing.T) {
-	blind := func(theorems.TrajectoryCase) theorems.Verdict { return theorems.Verdict{Status: theorems.Holds} }
+	blind := func(margins.TrajectoryCase) theorems.Verdict { return theorems.Verdict{Status: theorems.Holds} }
 	p := bigStepProperty("blind", GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"}), false, blind)
 	params := gopter.DefaultGenParameters()
 	s := testSeed(t)

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -34,13 +35,13 @@ type Runner struct {
 	// The caches of runs read by more than one entry or figure, keyed by
 	// the case's full description and, where the run depends on it, the
 	// budget.
-	kktRuns    memo[kktRun]                 // LL-4.4, LL-A9, LL-lin, LL-4.5 (section_c.go)
-	classRuns  memo[*train.Trajectory]      // ZD-T7, ZD-T8, docs/grwclass.md (grwclasscase.go)
-	ladders    memo[[]theorems.RegOptimum]  // XY-P3, XY-C1 (weakregcase.go)
-	kernelRuns memo[[]theorems.KernelWidth] // ZD-L3 and its figure (ntkkernel.go)
-	gapRuns    memo[[]theorems.GapRun]      // ZD-T4/L5 (ntkgap.go)
-	regRuns    memo[[]theorems.RegRun]      // ZD-T6 (ntkreg.go)
-	signRuns   memo[[]theorems.SignRun]     // ZD-T9 (ntksign.go)
+	kktRuns    memo[kktRun]                // LL-4.4, LL-A9, LL-lin, LL-4.5 (section_c.go)
+	classRuns  memo[*train.Trajectory]     // ZD-T7, ZD-T8, docs/grwclass.md (grwclasscase.go)
+	ladders    memo[[]grwclass.RegOptimum] // XY-P3, XY-C1 (weakregcase.go)
+	kernelRuns memo[[]ntk.KernelWidth]     // ZD-L3 and its figure (ntkkernel.go)
+	gapRuns    memo[[]ntk.GapRun]          // ZD-T4/L5 (ntkgap.go)
+	regRuns    memo[[]ntk.RegRun]          // ZD-T6 (ntkreg.go)
+	signRuns   memo[[]ntk.SignRun]         // ZD-T9 (ntksign.go)
 }
 
 // NewRunner returns a runner at seed and budget, with no sweep store and

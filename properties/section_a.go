@@ -6,18 +6,19 @@ import (
 
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/homogeneity"
 )
 
 // Section A of the catalog: homogeneity and exact identities.
 
 // pointCase builds the PointCase of an architecture; declared selects the
 // degree the user declares (0: derive it from the architecture).
-func pointCase(a ArchCase, declared func(Built) float64) (theorems.PointCase, error) {
+func pointCase(a ArchCase, declared func(Built) float64) (homogeneity.PointCase, error) {
 	b, err := a.Build()
 	if err != nil {
-		return theorems.PointCase{}, err
+		return homogeneity.PointCase{}, err
 	}
-	c := theorems.PointCase{Model: b.Model, Theta: b.Theta, X: b.X, N: b.N}
+	c := homogeneity.PointCase{Model: b.Model, Theta: b.Theta, X: b.X, N: b.N}
 	if declared != nil {
 		c.Degree = declared(b)
 	}
@@ -36,7 +37,7 @@ func degreePlusOne(b Built) float64  { return b.Degree + 1 }
 
 // pointProperty turns a check of a PointCase into a Property over
 // architectures.
-func pointProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase) theorems.Verdict) Property[ArchCase] {
+func pointProperty(name string, v Variant, declared func(Built) float64, check func(homogeneity.PointCase) theorems.Verdict) Property[ArchCase] {
 	return Property[ArchCase]{Name: name, Gen: GenArch(v), Check: func(r *Runner, x ArchCase) theorems.Verdict {
 		c, err := pointCase(x, declared)
 		if err != nil {
@@ -46,7 +47,7 @@ func pointProperty(name string, v Variant, declared func(Built) float64, check f
 	}}
 }
 
-func scaledProperty(name string, v Variant, declared func(Built) float64, check func(theorems.PointCase, float64) theorems.Verdict) Property[ScaledCase] {
+func scaledProperty(name string, v Variant, declared func(Built) float64, check func(homogeneity.PointCase, float64) theorems.Verdict) Property[ScaledCase] {
 	return Property[ScaledCase]{Name: name, Gen: GenScaled(v, v != Homogeneous), Check: func(r *Runner, x ScaledCase) theorems.Verdict {
 		sc := x
 		c, err := pointCase(sc.Arch, declared)
@@ -65,40 +66,40 @@ func lossProperty(name string, v Variant, binary bool, check func(LossCase) theo
 
 func sectionA() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B2a"},
-		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.Homogeneity)},
+		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, homogeneity.Homogeneity)},
 		Controls: []Prop{
-			drops("bias", scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.Homogeneity)),
-			drops("bias-derived", scaledProperty("bias term, L derived", WithBias, derived, theorems.Homogeneity)),
+			drops("bias", scaledProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, homogeneity.Homogeneity)),
+			drops("bias-derived", scaledProperty("bias term, L derived", WithBias, derived, homogeneity.Homogeneity)),
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B2b"},
-		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, theorems.GradientHomogeneity)},
+		Claims: []Prop{scaledProperty("homogeneous architectures", Homogeneous, derived, homogeneity.GradientHomogeneity)},
 		Controls: []Prop{
-			drops("activation", scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.GradientHomogeneity)),
-			drops("activation-derived", scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.GradientHomogeneity)),
+			drops("activation", scaledProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, homogeneity.GradientHomogeneity)),
+			drops("activation-derived", scaledProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, homogeneity.GradientHomogeneity)),
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B3"},
-		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.EulerIdentity)},
+		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, homogeneity.EulerIdentity)},
 		Controls: []Prop{
-			drops("bias", pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, theorems.EulerIdentity)),
-			drops("activation", pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, theorems.EulerIdentity)),
-			drops("degree", pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, theorems.EulerIdentity)),
-			drops("bias-derived", pointProperty("bias term, L derived", WithBias, derived, theorems.EulerIdentity)),
+			drops("bias", pointProperty("bias term, bias-free L declared", WithBias, biasFreeDegree, homogeneity.EulerIdentity)),
+			drops("activation", pointProperty("tanh/softplus, ReLU's L declared", NonHomogeneousAct, biasFreeDegree, homogeneity.EulerIdentity)),
+			drops("degree", pointProperty("wrong declared L (L+1)", Homogeneous, degreePlusOne, homogeneity.EulerIdentity)),
+			drops("bias-derived", pointProperty("bias term, L derived", WithBias, derived, homogeneity.EulerIdentity)),
 		},
 		Faults: []FaultControl{
 			{Fault: "degree-plus-one", Why: "the Euler identity ⟨θ, ∇Φ⟩ = L·Φ fails with the declared L"},
 		},
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-B3m"},
-		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, theorems.MultiHomogeneity)},
+		Claims: []Prop{pointProperty("homogeneous architectures", Homogeneous, derived, homogeneity.MultiHomogeneity)},
 		Controls: []Prop{
 			Property[ArchCase]{Name: "bias term, bias-free block degrees declared", Drops: "bias", Gen: GenArch(WithBias), Check: func(r *Runner, x ArchCase) theorems.Verdict {
 				b, err := x.Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
-				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: b.Blocks, Theta: b.Theta, X: b.X, N: b.N})
+				return homogeneity.MultiHomogeneity(homogeneity.PointCase{Model: b.Model, BlockDegrees: b.Blocks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
 			Property[ArchCase]{Name: "wrong block degree (k₁+1, k₂−1)", Drops: "degree", Gen: GenArch(Homogeneous), Check: func(r *Runner, x ArchCase) theorems.Verdict {
 				b, err := x.Build()
@@ -113,9 +114,9 @@ func sectionA() (es []Entry) {
 				if len(ks) > 1 {
 					ks[len(ks)-1]--
 				}
-				return theorems.MultiHomogeneity(theorems.PointCase{Model: b.Model, BlockDegrees: ks, Theta: b.Theta, X: b.X, N: b.N})
+				return homogeneity.MultiHomogeneity(homogeneity.PointCase{Model: b.Model, BlockDegrees: ks, Theta: b.Theta, X: b.X, N: b.N})
 			}},
-			drops("activation-derived", pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, theorems.MultiHomogeneity)),
+			drops("activation-derived", pointProperty("tanh/softplus, L derived", NonHomogeneousAct, derived, homogeneity.MultiHomogeneity)),
 		},
 		Faults: []FaultControl{
 			{Fault: "degree-plus-one", Why: "the first block's Euler identity fails with the declared k₁"},
@@ -129,14 +130,14 @@ func sectionA() (es []Entry) {
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
-				return theorems.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
+				return homogeneity.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
 			}},
 			lossProperty("objective gradients ∇ log 𝓛", Homogeneous, false, func(c LossCase) theorems.Verdict {
 				obj, b, err := c.Build()
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
-				return theorems.ObjectiveGradientFD(obj, b.Theta, rand.New(rand.NewPCG(c.Arch.Seed, 6)))
+				return homogeneity.ObjectiveGradientFD(obj, b.Theta, rand.New(rand.NewPCG(c.Arch.Seed, 6)))
 			}),
 		},
 		Controls: []Prop{
@@ -152,7 +153,7 @@ func sectionA() (es []Entry) {
 					return theorems.Assumption("case does not build: %v", err)
 				}
 				c.Model = reversedBackward{c.Model}
-				return theorems.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
+				return homogeneity.GradientFD(c, rand.New(rand.NewPCG(a.Seed, 5)))
 			}},
 		},
 		Faults: []FaultControl{
@@ -166,14 +167,14 @@ func sectionA() (es []Entry) {
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
-			return theorems.RadialIdentity(obj, b.Theta, 0)
+			return homogeneity.RadialIdentity(obj, b.Theta, 0)
 		})},
 		Controls: []Prop{drops("bias", lossProperty("bias term, bias-free L declared", WithBias, true, func(c LossCase) theorems.Verdict {
 			obj, b, err := c.Build()
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
-			return theorems.RadialIdentity(obj, b.Theta, b.Degree)
+			return homogeneity.RadialIdentity(obj, b.Theta, b.Degree)
 		}))},
 		Faults: []FaultControl{
 			{Fault: "backward-first-block", Why: "⟨θ, −∇𝓛⟩ is off by the first block's share, so it is not L·ν"},

@@ -10,6 +10,8 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/theorems/margins"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -68,7 +70,7 @@ func rateProperty(name string, g Gen[RateRunCase], opt string) Property[RateRunC
 			return theorems.Undecided("the run failed: %v", err)
 		}
 		mg, _ := losses.MarginOf(obj.Loss)
-		return theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg})
+		return margins.Rates(margins.RateCase{Records: tr.Records, Flow: opt == "flow", Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg})
 	}}
 }
 
@@ -154,14 +156,14 @@ func faultyFlowRun(obj *train.Objective, theta []float64, target float64, steps 
 
 // flowProperty runs a trajectory check on the integrated flows of cases
 // from g (to the budget's target, θ kept at every step).
-func flowProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
+func flowProperty(name string, g Gen[FlowCase], multi bool, check func(margins.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
 	return faultyFlowProperty(name, g, multi, check, nil)
 }
 
 // faultyFlowProperty is flowProperty with fault applied to every
 // integrator (nil: none): the flow checks' negative controls for an engine
 // fault in the integrator.
-func faultyFlowProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict, fault func(*train.Flow)) Property[FlowCase] {
+func faultyFlowProperty(name string, g Gen[FlowCase], multi bool, check func(margins.TrajectoryCase) theorems.Verdict, fault func(*train.Flow)) Property[FlowCase] {
 	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
@@ -179,7 +181,7 @@ func faultyFlowProperty(name string, g Gen[FlowCase], multi bool, check func(the
 		if tr.Final().LogLoss > n.flowTarget {
 			return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, tr.Final().LogLoss)
 		}
-		return check(theorems.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi})
+		return check(margins.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi})
 	}}
 }
 
@@ -187,7 +189,7 @@ func faultyFlowProperty(name string, g Gen[FlowCase], multi bool, check func(the
 // a negative control, which must report the violation whenever the run has
 // one. A run on which largestDrop finds none (γ̃ grew at every step) is
 // undecided rather than a miss.
-func bigStepProperty(name string, g Gen[FlowCase], multi bool, check func(theorems.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
+func bigStepProperty(name string, g Gen[FlowCase], multi bool, check func(margins.TrajectoryCase) theorems.Verdict) Property[FlowCase] {
 	return Property[FlowCase]{Name: name, Gen: g, Check: func(r *Runner, c FlowCase) theorems.Verdict {
 		obj, theta, err := c.Build()
 		if err != nil {
@@ -197,7 +199,7 @@ func bigStepProperty(name string, g Gen[FlowCase], multi bool, check func(theore
 		if err != nil {
 			return undecidedOr(err)
 		}
-		v := check(theorems.TrajectoryCase{Obj: obj, Records: rs, MultiHomogeneous: multi, ExactSteps: true})
+		v := check(margins.TrajectoryCase{Obj: obj, Records: rs, MultiHomogeneous: multi, ExactSteps: true})
 		if v.Status != theorems.Holds {
 			return v
 		}
@@ -341,11 +343,11 @@ func gdProperty(name string, g Gen[FlowCase], eta func(float64) float64, opt tra
 			return undecidedOr(err)
 		}
 		// Thm 4.2 is about gradient descent: a step that is not −η∇𝓛 is
-		// violated before γ̂ is looked at (theorems.DescentSteps).
-		if v := theorems.DescentSteps(obj, gdTr); v.Status == theorems.Violated {
+		// violated before γ̂ is looked at (kkt.DescentSteps).
+		if v := kkt.DescentSteps(obj, gdTr); v.Status == theorems.Violated {
 			return v
 		}
-		v := theorems.GDMarginMonotone(theorems.TrajectoryCase{Obj: obj, Records: gdTr.Records})
+		v := margins.GDMarginMonotone(margins.TrajectoryCase{Obj: obj, Records: gdTr.Records})
 		if opt == nil || v.Status != theorems.Holds {
 			return v
 		}
@@ -373,7 +375,7 @@ func schedProperty(name string, g Gen[FlowCase], opt func() train.Optimizer) Pro
 			return undecidedOr(err)
 		}
 		k, ok := obj.Model.(interface{ Kinked() bool })
-		return theorems.LossBasedSchedule(theorems.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
+		return margins.LossBasedSchedule(margins.ScheduleCase{Records: tr.Records, RunErr: err, Target: n.k1Target, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
 	}}
 }
 
@@ -390,7 +392,7 @@ func plainLoss(ev *train.Eval) float64 {
 // plainEvaluator computes 𝓛 = Σ_n ℓ_n and ∇log 𝓛 = ∇𝓛/𝓛 in plain float64
 // from the engine's per-sample log-losses and direction: LL-K2's negative
 // control (log 0 = −Inf, 0/0 = NaN once 𝓛 underflows).
-func plainEvaluator(obj *train.Objective) theorems.LossEvaluator {
+func plainEvaluator(obj *train.Objective) margins.LossEvaluator {
 	return func(theta, dir []float64) (float64, error) {
 		ev, err := obj.Evaluate(theta, true)
 		if err != nil {
@@ -416,12 +418,12 @@ func logDomainProperty(name string, g Gen[FlowCase], plain bool) Property[FlowCa
 		if err != nil {
 			return theorems.Undecided("the run failed: %v", err)
 		}
-		var eval theorems.LossEvaluator
+		var eval margins.LossEvaluator
 		if plain {
 			eval = plainEvaluator(obj)
 		}
 		k, ok := obj.Model.(interface{ Kinked() bool })
-		return theorems.LogDomain(theorems.LogDomainCase{Obj: obj, Records: tr.Records, Target: n.k2Target, Eval: eval, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
+		return margins.LogDomain(margins.LogDomainCase{Obj: obj, Records: tr.Records, Target: n.k2Target, Eval: eval, Stalled: tr.Stalled, Kinked: ok && k.Kinked()})
 	}}
 }
 
@@ -431,18 +433,18 @@ func sectionB() (es []Entry) {
 		Claims: []Prop{
 			sepProperty("exp, logistic, polynomial tail at separated points", Homogeneous, binaryLosses, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+					return margins.MarginApproximation(margins.MarginCase{Obj: obj, Theta: theta})
 				}),
 			sepProperty("exp, logistic far out: u = log(1/𝓛) from 800 to 900, past float64's e^{−745} (log domain, LL App. K.2)", Homogeneous, []string{"exp", "logistic"}, false, farFloor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta})
+					return margins.MarginApproximation(margins.MarginCase{Obj: obj, Theta: theta})
 				}),
 		},
 		Controls: []Prop{
 			drops("printed-g", sepProperty("LL Remark A.2's printed logistic g′, equal margins", Homogeneous, []string{"logistic"}, true,
 				floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: obj, Theta: theta, Margin: printedLogistic{}})
+					return margins.MarginApproximation(margins.MarginCase{Obj: obj, Theta: theta, Margin: printedLogistic{}})
 				})),
 			drops("separability", sepProperty("not separated (one label flipped)", Homogeneous, binaryLosses, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
@@ -454,7 +456,7 @@ func sectionB() (es []Entry) {
 					if err != nil {
 						return undecidedOr(err)
 					}
-					return theorems.MarginApproximation(theorems.MarginCase{Obj: flipped, Theta: theta})
+					return margins.MarginApproximation(margins.MarginCase{Obj: flipped, Theta: theta})
 				})),
 		},
 		Faults: []FaultControl{
@@ -464,16 +466,16 @@ func sectionB() (es []Entry) {
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-5.1"}, ForLoss: flowInequalityForLoss,
 		Claims: []Prop{sepProperty("exp, logistic, cross-entropy at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 			func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-				return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+				return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta})
 			})},
 		Controls: []Prop{
 			drops("degree", sepProperty("declared L+1 at u ≥ 2(L+2)log(NK) + 20", Homogeneous, []string{"exp", "logistic", "ce"}, false, deepFloor,
 				func(obj *train.Objective, theta []float64, b Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, Degree: b.Degree + 1})
+					return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta, Degree: b.Degree + 1})
 				})),
 			drops("bias", sepProperty("bias term, L derived", WithBias, []string{"exp", "logistic"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta})
+					return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta})
 				})),
 		},
 		Faults: []FaultControl{
@@ -482,16 +484,16 @@ func sectionB() (es []Entry) {
 	})
 	binaryFlows := GenFlow(smoothActs, []int{2}, []string{"exp", "logistic"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.1"}, Cases: 40, Figures: marginFigures, ForLoss: flowMonotoneForLoss,
-		Claims:   []Prop{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, theorems.MarginMonotone)},
-		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("flows of exp and logistic losses (smooth-gradient nets)", binaryFlows, false, margins.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, margins.MarginMonotone))},
 		Faults: []FaultControl{
 			{Fault: "flow-error-underreported", Why: "the re-integration of each step by an independent RK4 companion finds errors far above the integrator's report (median excess > IntegratorErrorFactor)"},
 		},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-F"}, Cases: 20,
-		Claims:   []Prop{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, theorems.MarginMonotone)},
-		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
+		Claims:   []Prop{flowProperty("cross-entropy flows, 3–4 classes", ceFlows, false, margins.MarginMonotone)},
+		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, margins.MarginMonotone))},
 		Faults: []FaultControl{
 			{Fault: "flow-error-underreported", Why: "as LL-4.1, on cross-entropy flows"},
 		},
@@ -501,15 +503,15 @@ func sectionB() (es []Entry) {
 		Claims: []Prop{
 			sepProperty("pointwise Lemma G.2 at separated points", Homogeneous, []string{"exp", "logistic", "ce"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
+					return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
 				}),
-			flowProperty("flows with γ̃ = g(log 1/𝓛)/Π‖w_i‖^{k_i}", multiFlows, true, theorems.MarginMonotone),
+			flowProperty("flows with γ̃ = g(log 1/𝓛)/Π‖w_i‖^{k_i}", multiFlows, true, margins.MarginMonotone),
 		},
 		Controls: []Prop{
-			drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, theorems.MarginMonotone)),
+			drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", multiFlows, true, margins.MarginMonotone)),
 			drops("bias", sepProperty("bias term, block degrees derived", WithBias, []string{"exp", "logistic"}, false, floor,
 				func(obj *train.Objective, theta []float64, _ Built) theorems.Verdict {
-					return theorems.FlowInequality(theorems.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
+					return margins.FlowInequality(margins.MarginCase{Obj: obj, Theta: theta, MultiHomogeneous: true})
 				})),
 		},
 		Faults: []FaultControl{

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/implicitbias/implicitbias/losses"
-	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/margins"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -50,8 +50,8 @@ func TestLL_4_3_RateTable(t *testing.T) {
 			tr, err := train.Run(obj, fl, theta, train.Config{Steps: n.lbSteps, StopLogLoss: n.rateTarget})
 			require.NoError(t, err, c.String())
 			mg, _ := losses.MarginOf(obj.Loss)
-			rc := theorems.RateCase{Records: tr.Records, Flow: true, Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg}
-			f, bad := theorems.FitRates(rc)
+			rc := margins.RateCase{Records: tr.Records, Flow: true, Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg}
+			f, bad := margins.FitRates(rc)
 			if bad != nil {
 				fmt.Printf("| `%s` | %g | %s | %.0f | — | — | — | — | — | %s |\n", spec, tr.Degree, c.loss(), tr.Final().LogLoss, bad.Status)
 				continue
@@ -61,7 +61,7 @@ func TestLL_4_3_RateTable(t *testing.T) {
 					return "—", "—"
 				}
 				rc.Degree = tr.Degree + dL
-				g, bad := theorems.FitRates(rc)
+				g, bad := margins.FitRates(rc)
 				if bad != nil {
 					return bad.Status.String(), bad.Status.String()
 				}
@@ -69,7 +69,7 @@ func TestLL_4_3_RateTable(t *testing.T) {
 			}
 			lm, rm := alt(-1)
 			lp, rp := alt(1)
-			v := theorems.Rates(theorems.RateCase{Records: tr.Records, Flow: true, Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg})
+			v := margins.Rates(margins.RateCase{Records: tr.Records, Flow: true, Degree: tr.Degree, ModelDegree: tr.Degree, Margin: mg})
 			fmt.Printf("| `%s` | %g | %s | %.0f | %.4g | %+.4f (±%.3f) | %+.4f (±%.3f) | %s / %s | %s / %s | %s |\n",
 				spec, tr.Degree, c.loss(), tr.Final().LogLoss, math.Exp(f.LogLogTEnd), f.SlopeLoss, f.TolLoss, f.SlopeNorm, f.TolNorm, lm, lp, rm, rp, v.Status)
 		}

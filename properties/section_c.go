@@ -14,6 +14,8 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
+	kktth "github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -29,7 +31,7 @@ import (
 
 // plan returns the run length and window size of a case: windows of 32
 // steps for ReLU networks, whose gradient-descent iterates zigzag across
-// kinks (theorems.MeasureKKTWindow), single records for smooth models. The
+// kinks (kkt.MeasureKKTWindow), single records for smooth models. The
 // lengths are those at which the quantities of LL-4.4/A9 have halved from
 // their peak in at least 90% of the generated cases (x² nets need far
 // longer and run only under IMPLICITBIAS_BUDGET=long).
@@ -357,7 +359,7 @@ func hatProperty(name string, variant models.HatVariant) Property[HatPoint] {
 		if err != nil {
 			return theorems.Assumption("%v", err)
 		}
-		return theorems.MexicanHatFlow(f.Model(m), h.theta(), 1)
+		return kktth.MexicanHatFlow(f.Model(m), h.theta(), 1)
 	}}
 }
 
@@ -376,10 +378,10 @@ var linPolyControlTail = losses.PolyTail{Alpha: 0.5, Beta: 0}
 
 func sectionC() (es []Entry) {
 	kkt := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-		return theorems.KKTConvergence(b.Obj, tr, 0)
+		return kktth.KKTConvergence(b.Obj, tr, 0)
 	}
 	beta := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-		return theorems.BetaConvergence(b.Obj, tr, 0)
+		return kktth.BetaConvergence(b.Obj, tr, 0)
 	}
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8, Figures: kktFigures,
 		Claims: []Prop{
@@ -394,7 +396,7 @@ func sectionC() (es []Entry) {
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
 		Claims: []Prop{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
-			return theorems.LemmaC8(b.Obj, θ, 0)
+			return kktth.LemmaC8(b.Obj, θ, 0)
 		})},
 		Controls: []Prop{drops("backward", pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			if b.Data.N < 2 {
@@ -404,7 +406,7 @@ func sectionC() (es []Entry) {
 			if err != nil {
 				return theorems.Assumption("%v", err)
 			}
-			return theorems.LemmaC8(obj, θ, 0)
+			return kktth.LemmaC8(obj, θ, 0)
 		}))},
 		Faults: []FaultControl{
 			{Fault: "backward-mean", Why: "Lemma C.8 ties the batched gradient ∇𝓛 to the per-sample gradients h_n: the identity is off by N"},
@@ -412,7 +414,7 @@ func sectionC() (es []Entry) {
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
 		Claims: []Prop{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
-			return theorems.MFCQ(b.Obj, θ, 0)
+			return kktth.MFCQ(b.Obj, θ, 0)
 		})},
 		Controls: []Prop{
 			Property[KKTCase]{Name: "bias term in every layer, bias-free L declared", Drops: "bias", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
@@ -420,14 +422,14 @@ func sectionC() (es []Entry) {
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
-				return theorems.MFCQ(obj, θ, L)
+				return kktth.MFCQ(obj, θ, L)
 			}},
 			Property[KKTCase]{Name: "bias term in every layer, L derived", Drops: "bias-derived", Gen: GenKKT(KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *Runner, x KKTCase) theorems.Verdict {
 				obj, θ, _, err := biasPoint(x)
 				if err != nil {
 					return theorems.Assumption("case does not build: %v", err)
 				}
-				return theorems.MFCQ(obj, θ, 0)
+				return kktth.MFCQ(obj, θ, 0)
 			}},
 		},
 		Faults: []FaultControl{
@@ -463,10 +465,10 @@ func sectionC() (es []Entry) {
 			// (the minimum over a window is below the average the
 			// corollary bounds), far more than GD's O(η) deviation from
 			// the flow, which halving η changes by a few percent.
-			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
+			return kktth.BetaWindowBound(b.Obj, tr, 0, 0)
 		}}},
 		Controls: []Prop{fixedDirectionProperty(func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-			return theorems.BetaWindowBound(b.Obj, tr, 0, 0)
+			return kktth.BetaWindowBound(b.Obj, tr, 0, 0)
 		}, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 		Faults: []FaultControl{
 			{Fault: "preconditioner", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
@@ -474,7 +476,7 @@ func sectionC() (es []Entry) {
 	})
 	es = append(es, Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
 		Claims: []Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-			return theorems.SVMDirection(b.Data, tr)
+			return grwclass.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
 		Controls: []Prop{Property[KKTCase]{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *Runner, c KKTCase) theorems.Verdict {
 			b, err := c.Build()
@@ -492,7 +494,7 @@ func sectionC() (es []Entry) {
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}
-			return theorems.SVMDirection(b.Data, tr)
+			return grwclass.SVMDirection(b.Data, tr)
 		}}},
 		Faults: []FaultControl{
 			{Fault: "preconditioner", Why: "the limit direction is the preconditioned geometry's max-margin direction, 0.4 rad from the SVM: θ − ŵ log T grows like log T instead of settling at the computed offset"},
@@ -504,10 +506,10 @@ func sectionC() (es []Entry) {
 			// the descent-step identity can be checked; the angle had not
 			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
 			undecided(kktTrajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-				return theorems.NTKAlignment(b.Obj, tr, 0)
+				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, smoothFamilies()...), ntkAlignmentUndecided),
 			flowProperty2("gradient flow, deep linear and x² nets", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
-				return theorems.NTKAlignment(b.Obj, tr, 0)
+				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},
 		Controls: []Prop{Property[KKTCase]{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *Runner, x KKTCase) theorems.Verdict {
@@ -515,7 +517,7 @@ func sectionC() (es []Entry) {
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}
-			ws := theorems.Windows(tr, true)
+			ws := kktth.Windows(tr, true)
 			if len(ws) == 0 {
 				return theorems.Undecided("the run never separated")
 			}
@@ -523,7 +525,7 @@ func sectionC() (es []Entry) {
 			if err != nil {
 				return theorems.Assumption("%v", err)
 			}
-			return theorems.NTKAlignment(b.Obj, early, 0)
+			return kktth.NTKAlignment(b.Obj, early, 0)
 		}}},
 		Faults: []FaultControl{
 			{Fault: "preconditioner", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},

@@ -8,6 +8,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -34,7 +35,7 @@ func TestLL_I1_MexicanHat(t *testing.T)       { Assert(t, "LL-I1") }
 //     unstable: the discretization error grows by e per unit time until θ̂
 //     falls into the valley ψ = π/2), so the run is not the flow of Thm I.1
 //     and the check says assumption-failed. This is why the claim of LL-I1
-//     is checked pointwise (theorems.MexicanHatFlow); the trajectory check
+//     is checked pointwise (kkt.MexicanHatFlow); the trajectory check
 //     is there for flows accurate enough to stay on the curve.
 func TestLL_I1_GradientDescentTrajectories(t *testing.T) {
 	run := func(variant models.HatVariant, lr float64) theorems.Verdict {
@@ -55,7 +56,7 @@ func TestLL_I1_GradientDescentTrajectories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return theorems.MexicanHatCircling(tr)
+		return kkt.MexicanHatCircling(tr)
 	}
 	if v := run(models.HatFlat, 0.1); v.Status != theorems.Violated {
 		t.Errorf("untwisted hat: want violated, got %v", v)

@@ -12,6 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/fixtures"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -23,17 +24,17 @@ import (
 // η = 1/λ_max(XXᵀ) reaches the interpolator to 1e-11 in a few thousand
 // steps (ZD eq. 31: ‖θ − θ*‖² contracts by 1 − η·q_min·λ_min per step);
 // the caps leave a factor ≥ 5 to spare. A GD run that hits them is
-// decided by the computed rate (theorems.GRWRate: violated when its error
+// decided by the computed rate (regression.GRWRate: violated when its error
 // is above what GD on the recorded weights allows after that many steps)
 // and is inconclusive, never passed, only within it. replaySteps is the
 // number of first steps ZD-T1 replays from the recorded weights
-// (theorems.WeightsActed): one step shows a fault in the weights; 16 take
+// (regression.WeightsActed): one step shows a fault in the weights; 16 take
 // in the dynamic schemes' first moves and a stale gradient's lag.
 const (
 	interpSteps  = 30000 // ZD-T1, ZD-T6lin: until the residual is invisible
 	spanSteps    = 300   // ZD-span: the invariant is per step
 	riskSteps    = 20000 // ZD-T2
-	replaySteps  = 16    // ZD-T1's replay of the first steps (theorems.WeightsActed)
+	replaySteps  = 16    // ZD-T1's replay of the first steps (regression.WeightsActed)
 	riskEvery    = 10
 	weightSteps  = 20000 // ZD-GDRO, weights recorded at every step
 	weightsEvery = 1
@@ -77,9 +78,9 @@ func interpolatorVerdict(run *RegressionRun) theorems.Verdict {
 	}
 	var v theorems.Verdict
 	if run.Rate != nil {
-		v = theorems.InterpolatorAtRate(theorems.GRWRun{Case: run.Case, Theta: run.Theta, Rate: *run.Rate})
+		v = regression.InterpolatorAtRate(regression.GRWRun{Case: run.Case, Theta: run.Theta, Rate: *run.Rate})
 	} else {
-		v = theorems.Interpolator(run.Case, run.Theta)
+		v = regression.Interpolator(run.Case, run.Theta)
 	}
 	v.Detail = fmt.Sprintf("%s after %d steps", v.Detail, run.Steps)
 	if run.Replay != nil {
@@ -104,7 +105,7 @@ func riskProperty(name string, schemes []int) Property[RegressionCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.RiskVanishes(run.Risks, &theorems.GRWRun{Case: run.Case, Theta: run.Theta, Rate: *run.Rate})
+		return regression.RiskVanishes(run.Risks, &regression.GRWRun{Case: run.Case, Theta: run.Theta, Rate: *run.Rate})
 	}}
 }
 
@@ -134,7 +135,7 @@ func weightsVerdict(tr *train.Trajectory) theorems.Verdict {
 	if n := len(tr.Records); n >= 2 && tr.Records[n-1].Step-tr.Records[n-2].Step != weightsEvery {
 		ws = ws[:n-1]
 	}
-	return theorems.WeightsConverge(ws)
+	return regression.WeightsConverge(ws)
 }
 
 // RegularizedCase is a ZD-T6lin case: a regression case run with L2
@@ -192,7 +193,7 @@ func (c RegularizedCase) check() theorems.Verdict {
 	if err := w.Update(0, nil, q); err != nil {
 		return buildFailed(err)
 	}
-	rc := theorems.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
+	rc := regression.RegressionCase{X: ds.X, Y: ds.Y, N: ds.N, D: ds.D, Theta0: theta0}
 	lmax := lambdaMax(ds)
 	span, err := numerics.NewRowSpan(ds.X, ds.N, ds.D)
 	if err != nil {
@@ -212,7 +213,7 @@ func (c RegularizedCase) check() theorems.Verdict {
 			mus = append(mus, g*floats.Min(q)*lmin)
 		}
 	}
-	var runs []theorems.RegularizedRun
+	var runs []regression.RegularizedRun
 	for _, mu := range mus {
 		center := theta0
 		if c.CenterAtZero {
@@ -227,9 +228,9 @@ func (c RegularizedCase) check() theorems.Verdict {
 			// violated however far it got); Prev = Theta marks it moving.
 			run.Prev = nil
 		}
-		runs = append(runs, theorems.RegularizedRun{Mu: mu, Theta: run.Theta, Prev: run.Prev, Steps: run.Steps})
+		runs = append(runs, regression.RegularizedRun{Mu: mu, Theta: run.Theta, Prev: run.Prev, Steps: run.Steps})
 	}
-	return theorems.RegularizedGap(rc, q, regularizedRisk*rc.Risk(theta0), runs)
+	return regression.RegularizedGap(rc, q, regularizedRisk*rc.Risk(theta0), runs)
 }
 
 // regularizedRun is GD from θ₀ with η = 1/(λ_max(XXᵀ) + μ) ≤ 1/L on the
@@ -298,13 +299,13 @@ type Fig1Row struct {
 // residual is invisible at the precision of ZD-T1 (at most fig1Steps).
 // opt selects the optimizer (OptAdam is the control). It returns the rows,
 // the problem and the runs' end points.
-func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, theorems.RegressionCase, []theorems.SchemeEnd, error) {
+func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, regression.RegressionCase, []regression.SchemeEnd, error) {
 	six, _, err := fixtures.DigitsSix(p.A, p.B)
 	if err != nil {
-		return nil, theorems.RegressionCase{}, nil, err
+		return nil, regression.RegressionCase{}, nil, err
 	}
 	theta0 := make([]float64, six.D)
-	rc := theorems.RegressionCase{X: six.X, Y: six.Y, N: six.N, D: six.D, Theta0: theta0}
+	rc := regression.RegressionCase{X: six.X, Y: six.Y, N: six.N, D: six.D, Theta0: theta0}
 	star, err := rc.Interpolator()
 	if err != nil {
 		return nil, rc, nil, err
@@ -314,7 +315,7 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, theorems.RegressionCase, []th
 		return nil, rc, nil, err
 	}
 	var rows []Fig1Row
-	var ends []theorems.SchemeEnd
+	var ends []regression.SchemeEnd
 	for _, w := range []train.Weighting{&train.ERM{}, &train.ImportanceWeighting{}, gdro} {
 		c := RegressionCase{Opt: opt, Fault: p.Fault}
 		o := runOptions{maxSteps: steps, weighting: w}
@@ -339,7 +340,7 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, theorems.RegressionCase, []th
 			g.GroupWeights(row.Weights)
 		}
 		rows = append(rows, row)
-		ends = append(ends, theorems.SchemeEnd{Scheme: w.Name(), Theta: run.Theta})
+		ends = append(ends, regression.SchemeEnd{Scheme: w.Name(), Theta: run.Theta})
 	}
 	return rows, rc, ends, nil
 }
@@ -368,7 +369,7 @@ func fig1Property(name string, opt int, pairs Gen[DigitPair]) Property[DigitPair
 			}
 			ref = d6.ThetaStar
 		}
-		return theorems.SameInterpolator(rc, ref, ends)
+		return regression.SameInterpolator(rc, ref, ends)
 	}}
 }
 
@@ -466,7 +467,7 @@ func sectionD() (es []Entry) {
 
 func spectrumCheck(_ *Runner, c SpectrumCase) theorems.Verdict {
 	h, q := c.Build()
-	return theorems.ProductEigenvalues(h, q)
+	return regression.ProductEigenvalues(h, q)
 }
 
 func convexCheck(_ *Runner, x ConvexCase) theorems.Verdict {
@@ -474,7 +475,7 @@ func convexCheck(_ *Runner, x ConvexCase) theorems.Verdict {
 	if err != nil {
 		return buildFailed(err)
 	}
-	return theorems.GDRate(c)
+	return regression.GDRate(c)
 }
 
 // Fig1TableSteps is the budget of every run of WriteFig1Table: enough for

@@ -8,6 +8,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/fixtures"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/regression"
 )
 
 // Section D: generalized reweighting for regression. Case counts are set
@@ -69,11 +70,11 @@ func TestZD_F1_Reference(t *testing.T) {
 	require.NoError(t, err)
 	ref, err := fixtures.LoadDigits6()
 	require.NoError(t, err)
-	v := theorems.SameInterpolator(rc, ref.ThetaStar, ends)
+	v := regression.SameInterpolator(rc, ref.ThetaStar, ends)
 	require.Equal(t, theorems.Holds, v.Status, "%v", v)
 	require.Len(t, rows, 3)
 	for _, r := range rows {
-		assert.LessOrEqual(t, r.RelDistance, theorems.InterpolatorBound, r.Scheme)
+		assert.LessOrEqual(t, r.RelDistance, regression.InterpolatorBound, r.Scheme)
 		assert.Less(t, r.Risk, 1e-20, r.Scheme)
 	}
 	require.Len(t, rows[2].Weights, 2)

@@ -11,6 +11,7 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -43,7 +44,7 @@ func grwDirectionProperty(name string, lossIDs, schemes []int, override int) Pro
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.GRWDirection(data, tr)
+		return grwclass.GRWDirection(data, tr)
 	}}
 }
 
@@ -58,7 +59,7 @@ func iwDirectionProperty(name string, override int) Property[ClassCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.IWDirection(data, c.ImportanceWeights(), tr)
+		return grwclass.IWDirection(data, c.ImportanceWeights(), tr)
 	}}
 }
 
@@ -74,7 +75,7 @@ var pathRadii = []float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
 // direction): never from a trajectory under test. fault names an engine
 // fault planted in the objective, for ZD-PT, whose claim is about the
 // paths themselves ("" for a path that is a reference, as ZD-T8's).
-func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, fault string) ([]theorems.PathRay, error) {
+func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, fault string) ([]grwclass.PathRay, error) {
 	obj, err := linearObjective(data, 1, loss)
 	if err != nil {
 		return nil, err
@@ -90,12 +91,12 @@ func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, faul
 		return nil, err
 	}
 	th := sol.Direction()
-	var out []theorems.PathRay
+	var out []grwclass.PathRay
 	for _, radius := range radii {
 		if _, err := train.MinimizeOnBall(obj, th, radius, nil); err != nil {
 			return nil, fmt.Errorf("path at R = %g: %w", radius, err)
 		}
-		out = append(out, theorems.PathRay{R: radius, ThetaR: append([]float64(nil), th...)})
+		out = append(out, grwclass.PathRay{R: radius, ThetaR: append([]float64(nil), th...)})
 	}
 	return out, nil
 }
@@ -121,7 +122,7 @@ func pathProperty(name string, override int, schemes []int) Property[ClassCase] 
 		if err != nil {
 			return theorems.Undecided("regularization path: %v", err)
 		}
-		return theorems.PathAgreement(data, q, tr, path, &at[0])
+		return grwclass.PathAgreement(data, q, tr, path, &at[0])
 	}}
 }
 
@@ -145,7 +146,7 @@ func polyLimitProperty(name string, lossID int) Property[ClassCase] {
 		c := x.WithLoss(lossID)
 		data := c.Data()
 		q := twoWeightings(c)
-		var paths [2][]theorems.PathRay
+		var paths [2][]grwclass.PathRay
 		for k := range q {
 			p, err := rays(data, c.loss(), q[k], polyRadii, c.Fault)
 			if err != nil {
@@ -153,7 +154,7 @@ func polyLimitProperty(name string, lossID int) Property[ClassCase] {
 			}
 			paths[k] = p
 		}
-		return theorems.PolyTailLimits(data, 1, q, paths)
+		return grwclass.PolyTailLimits(data, 1, q, paths)
 	}}
 }
 
@@ -163,7 +164,7 @@ func multiProperty(name string, schemes []int, poly bool) Property[MultiCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.MultiClassDirection(data, c.k(), tr)
+		return grwclass.MultiClassDirection(data, c.k(), tr)
 	}}
 }
 
@@ -244,7 +245,7 @@ func nonSepProperty(name string, ref, wrongWeights bool) Property[NonSepCase] {
 		if wrongWeights {
 			w = uniformOnes(len(w))
 		}
-		return theorems.NonSeparableLimit(data, w, tr)
+		return grwclass.NonSeparableLimit(data, w, tr)
 	}}
 }
 
@@ -335,7 +336,7 @@ func learnedProperty(name string, frozen bool) Property[ClassCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.LearnedWeightsConjecture(data, tr)
+		return grwclass.LearnedWeightsConjecture(data, tr)
 	}}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -136,7 +137,7 @@ func polyFigures(r *Runner) []theorems.Figure {
 	radii := []float64{1, 3, 10, 30, 100, 300, 1e3, 3e3, 1e4, 3e4, 1e5}
 	f := theorems.Figure{Name: "paths", Title: "ZD-PT: angle between the paths θ_R under ERM and random IW weights", XLabel: "log10 R", YLabel: "angle(θ_R(q1), θ_R(q2)) (rad)"}
 	for _, l := range []int{LossLogistic, LossPoly} {
-		var p [2][]theorems.PathRay
+		var p [2][]grwclass.PathRay
 		for k := range q {
 			r, err := rays(data, classLossNames[l], q[k], radii, "")
 			if err != nil {
@@ -219,7 +220,7 @@ func klFigures(r *Runner) []theorems.Figure {
 		kl1, kl2, a1, a2 = append(kl1, p.KL[0]), append(kl2, p.KL[1]), append(a1, p.Angle[0]), append(a2, p.Angle[1])
 		s.X, s.Y = append(s.X, p.KL[0]-p.KL[1]), append(s.Y, p.Angle[0]-p.Angle[1])
 	}
-	conc, dec := theorems.KLOrdering(kl1, kl2, a1, a2)
+	conc, dec := grwclass.KLOrdering(kl1, kl2, a1, a2)
 	return []theorems.Figure{{
 		Name:   "kl-ordering",
 		Title:  fmt.Sprintf("XY-P1 (c): closer to p* in KL ⇒ closer to θ* at step %d? %d of %d pairs", klSteps, conc, dec),

@@ -13,6 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/fixtures"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 )
 
 // Section E: GRW and importance weighting for classification. The
@@ -39,7 +40,7 @@ func TestXY_P1_FiniteStepKLOrdering(t *testing.T) {
 	for _, p := range pairs {
 		kl1, kl2, a1, a2 = append(kl1, p.KL[0]), append(kl2, p.KL[1]), append(a1, p.Angle[0]), append(a2, p.Angle[1])
 	}
-	conc, dec := theorems.KLOrdering(kl1, kl2, a1, a2)
+	conc, dec := grwclass.KLOrdering(kl1, kl2, a1, a2)
 	t.Logf("XY Prop. 1 (c): the weighting closer to p* in KL is closer to θ* at step %d in %d of %d pairs", klSteps, conc, dec)
 	assert.Equal(t, len(pairs), dec)
 }
@@ -62,7 +63,7 @@ func TestXY_P2_ReferenceSplit(t *testing.T) {
 		}
 		data, w, tr, err := NonSepCase{Ref: k}.Run(classSteps(testRunner(t)))
 		require.NoError(t, err)
-		v := theorems.NonSeparableLimit(data, w, tr)
+		v := grwclass.NonSeparableLimit(data, w, tr)
 		assert.Equal(t, theorems.Holds, v.Status, "%s: %v", rc.File, v)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
 // Section F of the catalog: wide networks in the NTK regime (ZD §4.2, §4.3,
@@ -96,8 +97,8 @@ func kernelFigures(r *Runner) []theorems.Figure {
 		x, y = append(x, float64(w.Width)), append(y, kv.V)
 	}
 	// The check's fit: least squares (its interval comes from a jackknife
-	// over the seeds, theorems.NTKConcentration).
-	fit, err := theorems.FitLogLog(x, y, nil)
+	// over the seeds, ntk.NTKConcentration).
+	fit, err := ntk.FitLogLog(x, y, nil)
 	if err != nil {
 		return nil
 	}
@@ -140,7 +141,7 @@ func gapFigures(r *Runner) []theorems.Figure {
 // limsup |f_GRW − f_ERM| of every run against the width, their fitted lines
 // and a line of slope −1/4 through the first width's geometric mean of the
 // larger gap.
-func GapFigure(runs []theorems.GapRun, what string) (theorems.Figure, bool) {
+func GapFigure(runs []ntk.GapRun, what string) (theorems.Figure, bool) {
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Width < runs[j].Width })
 	var x, yl, yg []float64
 	for _, r := range runs {
@@ -148,11 +149,11 @@ func GapFigure(runs []theorems.GapRun, what string) (theorems.Figure, bool) {
 		yl = append(yl, r.LinGap)
 		yg = append(yg, r.GRWGap)
 	}
-	lin, err := theorems.FitLogLog(x, yl, nil)
+	lin, err := ntk.FitLogLog(x, yl, nil)
 	if err != nil {
 		return theorems.Figure{}, false
 	}
-	grw, err := theorems.FitLogLog(x, yg, nil)
+	grw, err := ntk.FitLogLog(x, yg, nil)
 	if err != nil {
 		return theorems.Figure{}, false
 	}
@@ -168,7 +169,7 @@ func GapFigure(runs []theorems.GapRun, what string) (theorems.Figure, bool) {
 			{Name: "limsup |f_GRW − f_ERM|", X: lx, Y: log10s(yg), Points: true},
 			fitLine(fmt.Sprintf("fit to |f_lin − f|, slope %.2f", lin.Slope), lin, x),
 			fitLine(fmt.Sprintf("fit to |f_GRW − f_ERM|, slope %.2f", grw.Slope), grw, x),
-			refLine("slope −1/4", theorems.ApproximationExponent, x, yl),
+			refLine("slope −1/4", ntk.ApproximationExponent, x, yl),
 		},
 	}, true
 }
@@ -179,7 +180,7 @@ func scalingFigure(name, title, caption string, groups []string, x, y map[string
 	f := theorems.Figure{Name: name, Title: title, XLabel: "log10 width", YLabel: "log10 gap"}
 	var fits []string
 	for _, g := range groups {
-		fit, err := theorems.FitLogLog(x[g], y[g], nil)
+		fit, err := ntk.FitLogLog(x[g], y[g], nil)
 		if err != nil {
 			return f, false
 		}
@@ -187,7 +188,7 @@ func scalingFigure(name, title, caption string, groups []string, x, y map[string
 			fitLine(fmt.Sprintf("fit, slope %.2f", fit.Slope), fit, x[g]))
 		fits = append(fits, fmt.Sprintf("%s %s", g, fit))
 	}
-	f.Series = append(f.Series, refLine("slope −1/4", theorems.ApproximationExponent, x[groups[0]], y[groups[0]]))
+	f.Series = append(f.Series, refLine("slope −1/4", ntk.ApproximationExponent, x[groups[0]], y[groups[0]]))
 	f.Caption = caption + " Fitted slopes: " + strings.Join(fits, "; ") + "."
 	return f, true
 }
@@ -269,7 +270,7 @@ func log10s(v []float64) []float64 {
 }
 
 // fitLine is the fitted line over the range of x, in log10 coordinates.
-func fitLine(name string, f theorems.LogLogFit, x []float64) theorems.Series {
+func fitLine(name string, f ntk.LogLogFit, x []float64) theorems.Series {
 	lo, hi := minMax(x)
 	at := func(v float64) float64 { return (f.Intercept + f.Slope*math.Log(v)) / math.Ln10 }
 	return theorems.Series{Name: name, X: []float64{math.Log10(lo), math.Log10(hi)}, Y: []float64{at(lo), at(hi)}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
 // Section F: wide networks in the NTK regime. Every case is a whole width
@@ -31,8 +32,8 @@ func TestNTKSweepDeterministic(t *testing.T) {
 		w    int
 		seed uint64
 	}{{32, 5}, {64, 6}, {128, 5}}
-	run := func() []theorems.GapRun {
-		out := make([]theorems.GapRun, len(jobs))
+	run := func() []ntk.GapRun {
+		out := make([]ntk.GapRun, len(jobs))
 		runParallel(len(jobs), func(i int) {
 			var err error
 			out[i], err = c.job(NewRunner(1, Quick), d, faults.Fault{}, jobs[i].w, jobs[i].seed)
@@ -112,12 +113,12 @@ func TestSweepStoreShards(t *testing.T) {
 // TestNTKFigures: the section's figure builders on synthetic sweeps (the
 // entries' Figures run the same builders on the cached sweeps).
 func TestNTKFigures(t *testing.T) {
-	var runs []theorems.GapRun
+	var runs []ntk.GapRun
 	x, y := map[string][]float64{}, map[string][]float64{}
 	for _, w := range []int{32, 64, 128} {
 		for s := 0; s < 2; s++ {
 			g := 1 / math.Sqrt(float64(w)) * (1 + 0.1*float64(s))
-			runs = append(runs, theorems.GapRun{Width: w, Seed: uint64(s), LinGap: g, GRWGap: g / 10})
+			runs = append(runs, ntk.GapRun{Width: w, Seed: uint64(s), LinGap: g, GRWGap: g / 10})
 			x["a"], y["a"] = append(x["a"], float64(w)), append(y["a"], g)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -101,12 +102,12 @@ func (c ShiftCase) draw(r *rand.Rand, mu []float64, n int, flip bool) (*dataset.
 // weighted logistic GD (weights η(x_i), step 1/max‖x‖²: the logistic risk
 // with Σw̄ = 1 is L-smooth with L ≤ max‖x‖²/4) from 0 for shiftSteps
 // steps, its margins, and its error on a fresh target sample.
-func (c ShiftCase) Trials() ([]theorems.IWTrial, float64, float64, error) {
+func (c ShiftCase) Trials() ([]grwclass.IWTrial, float64, float64, error) {
 	b := c.box()
 	muS, muT := c.means()
 	lzt, lzs := b.LogGaussMass(muT), b.LogGaussMass(muS)
 	r := rand.New(rand.NewPCG(c.Seed, 102))
-	var out []theorems.IWTrial
+	var out []grwclass.IWTrial
 	for k := 0; k < shiftTrials; k++ {
 		tr, err := c.draw(r, muS, shiftN, false)
 		if err != nil {
@@ -153,7 +154,7 @@ func (c ShiftCase) Trials() ([]theorems.IWTrial, float64, float64, error) {
 				wrong++
 			}
 		}
-		out = append(out, theorems.IWTrial{Margins: margins, Eta: eta, TestError: float64(wrong) / float64(test.N), TestN: test.N})
+		out = append(out, grwclass.IWTrial{Margins: margins, Eta: eta, TestError: float64(wrong) / float64(test.N), TestN: test.N})
 	}
 	return out, b.Chi2(muT, muS), b.MaxNorm(), nil
 }
@@ -175,6 +176,6 @@ func shiftProperty(name string, concept bool) Property[ShiftCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
-		return theorems.IWMarginBound(trials, chi2, c, shiftDelta)
+		return grwclass.IWMarginBound(trials, chi2, c, shiftDelta)
 	}}
 }

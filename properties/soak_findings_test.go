@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -416,7 +417,7 @@ func TestSoakLimitShiftMovingWeights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := theorems.GRWDirection(data, tr); v.Status != run.want {
+			if v := grwclass.GRWDirection(data, tr); v.Status != run.want {
 				t.Errorf("%v, %s: %v, want %s", c, run.name, v, run.want)
 			}
 		}
@@ -438,7 +439,7 @@ func TestSoakPreconditionerBeforeTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := theorems.SVMDirection(b.Data, tr); v.Status != want {
+		if v := grwclass.SVMDirection(b.Data, tr); v.Status != want {
 			t.Errorf("%v: %v, want %s", c, v, want)
 		}
 	}

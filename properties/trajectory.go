@@ -17,7 +17,7 @@ func budgetSteps(r *Runner, quick int) int {
 // recordRun trains θ (in place) with opt for about steps steps and records
 // windows of burst consecutive steps with θ kept at steps 1, growth,
 // growth², … (train.RunWindows), which is what the trajectory checks of
-// section C read (theorems.Windows).
+// section C read (kkt.Windows).
 func recordRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps, burst int, growth float64) (*train.Trajectory, error) {
 	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Growth: growth})
 }

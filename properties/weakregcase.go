@@ -14,6 +14,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -68,11 +69,11 @@ func (c WeakRegCase) setWeights(obj *train.Objective) error {
 // ladder, each from the previous one, the first from θ = 0: not from the
 // SVM direction, whose margin is the limit XY-P3 checks (a minimizer that
 // never moved would pass from there). Cached, read only by the callers.
-func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []theorems.RegOptimum, error) {
+func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []grwclass.RegOptimum, error) {
 	data := c.Class.Data()
 	key := fmt.Sprintf("%#v/%v", c, lambdas) // every field, exactly
-	opt, err := r.ladders.getKept(key, func() ([]theorems.RegOptimum, error) {
-		var opt []theorems.RegOptimum
+	opt, err := r.ladders.getKept(key, func() ([]grwclass.RegOptimum, error) {
+		var opt []grwclass.RegOptimum
 		obj, _, err := c.regObjective(data)
 		if err != nil {
 			return nil, err
@@ -91,7 +92,7 @@ func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []t
 			if _, err := train.Minimize(obj, theta, nil); err != nil {
 				return opt, fmt.Errorf("λ = %g: %w", lam, err)
 			}
-			opt = append(opt, theorems.RegOptimum{Lambda: lam, Theta: append([]float64(nil), theta...)})
+			opt = append(opt, grwclass.RegOptimum{Lambda: lam, Theta: append([]float64(nil), theta...)})
 		}
 		return opt, nil
 	})
@@ -102,13 +103,13 @@ func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []t
 // vector, s > 0 by bisection) with L_λ(θ') = τ·L_λ(θ_λ), τ uniform in
 // (1, 2]: along the line s ↦ L_λ(θ_λ + sv) is convex with its minimum at
 // s = 0, so the level τ·L_λ(θ_λ) is crossed once for s > 0.
-func (c WeakRegCase) nearOptimal(data *dataset.Dataset, opt []theorems.RegOptimum, k int) ([]theorems.NearOptimal, error) {
+func (c WeakRegCase) nearOptimal(data *dataset.Dataset, opt []grwclass.RegOptimum, k int) ([]grwclass.NearOptimal, error) {
 	obj, _, err := c.regObjective(data)
 	if err != nil {
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(c.Class.Seed, 91))
-	var out []theorems.NearOptimal
+	var out []grwclass.NearOptimal
 	th := make([]float64, data.D)
 	for _, o := range opt {
 		obj.Reg = train.NormPower{Lambda: o.Lambda, R: c.r()}
@@ -154,7 +155,7 @@ func (c WeakRegCase) nearOptimal(data *dataset.Dataset, opt []theorems.RegOptimu
 			// lo has L_λ(θ') ≤ τ·L_λ(θ_λ): the claim's hypothesis holds.
 			floats.AddScaledTo(th, o.Theta, lo, v)
 			fl, _ := f(lo, v)
-			out = append(out, theorems.NearOptimal{Lambda: o.Lambda, Tau: math.Exp(fl - f0), Theta: append([]float64(nil), th...)})
+			out = append(out, grwclass.NearOptimal{Lambda: o.Lambda, Tau: math.Exp(fl - f0), Theta: append([]float64(nil), th...)})
 		}
 	}
 	return out, nil
@@ -176,7 +177,7 @@ func weakNormsProperty(name string, lambdas []float64) Property[WeakRegCase] {
 			return theorems.Undecided("optima: %v", err)
 		}
 		m, _ := losses.MarginOf(mustLoss(c.Class.loss()))
-		return theorems.WeakRegNorms(data, c.Class.ImportanceWeights(), m, c.r(), opt)
+		return grwclass.WeakRegNorms(data, c.Class.ImportanceWeights(), m, c.r(), opt)
 	}}
 }
 
@@ -190,23 +191,23 @@ func weakMarginsProperty(name string, random bool) Property[WeakRegCase] {
 			return theorems.Undecided("optima: %v", err)
 		}
 		m, _ := losses.MarginOf(mustLoss(c.Class.loss()))
-		var near []theorems.NearOptimal
+		var near []grwclass.NearOptimal
 		if random {
 			v, err := halfMarginDirection(data, c.Class.Seed)
 			if err != nil {
 				return buildFailed(err)
 			}
-			moved := make([]theorems.RegOptimum, len(opt))
+			moved := make([]grwclass.RegOptimum, len(opt))
 			for i, o := range opt {
 				th := append([]float64(nil), v...)
 				floats.Scale(floats.Norm(o.Theta, 2)/floats.Norm(v, 2), th)
-				moved[i] = theorems.RegOptimum{Lambda: o.Lambda, Theta: th}
+				moved[i] = grwclass.RegOptimum{Lambda: o.Lambda, Theta: th}
 			}
 			opt = moved
 		} else if near, err = c.nearOptimal(data, opt, 4); err != nil {
 			return theorems.Undecided("near-optimal points: %v", err)
 		}
-		return theorems.WeakRegMargins(data, c.Class.ImportanceWeights(), m, c.r(), opt, near)
+		return grwclass.WeakRegMargins(data, c.Class.ImportanceWeights(), m, c.r(), opt, near)
 	}}
 }
 

@@ -11,8 +11,8 @@ import (
 
 // weightTap wraps a GRW scheme and records, outside the objective, what
 // the scheme wrote: q^{(t)} of the first keep steps (the replay of
-// theorems.WeightsActed) and, when extremes is set, min_i and max_i of
-// q^{(t)} at every step (the computed rate of theorems.GRWRate). The engine
+// regression.WeightsActed) and, when extremes is set, min_i and max_i of
+// q^{(t)} at every step (the computed rate of regression.GRWRate). The engine
 // applies the same q (train.Run passes it to Objective.Reweight); a
 // reweighting fault rewrites its own copy there, so what the tap holds is
 // what should have been applied.

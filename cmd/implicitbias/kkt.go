@@ -16,7 +16,7 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
-	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -152,7 +152,7 @@ func runKKTContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fail(stderr, "kkt", absoluteStep(err))
 	}
 	var rows []kktRow
-	for _, w := range theorems.Windows(tr, false) {
+	for _, w := range kkt.Windows(tr, false) {
 		r := w[0]
 		row := kktRow{Step: r.Step, LogT: num(r.LogT), LogLoss: r.LogLoss, Rho: r.Rho, Separated: r.Separated, Gamma: num(r.SmoothedMargin)}
 		if r.Separated {
@@ -160,7 +160,7 @@ func runKKTContext(ctx context.Context, args []string, stdout, stderr io.Writer)
 			for i, x := range w {
 				ths[i] = x.Theta
 			}
-			k, err := theorems.MeasureKKTWindow(obj, ths, 0)
+			k, err := kkt.MeasureKKTWindow(obj, ths, 0)
 			if err != nil {
 				return fail(stderr, "kkt", fmt.Errorf("step %d: %v", r.Step, err))
 			}

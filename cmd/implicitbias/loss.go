@@ -17,6 +17,7 @@ import (
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/symbolic"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/lossassumptions"
 )
 
 const lossUsage = `implicitbias loss 'FORMULA' [--json] [--certify C] [--evidence Q] [--run [--seed N]]
@@ -93,14 +94,14 @@ func runLoss(args []string, stdout, stderr io.Writer) int {
 	}
 	s := symbolic.DefaultSettings
 	s.CertifyTo, s.EvidenceTo = *certify, *evidence
-	r := theorems.ValidateLoss(fm, &s)
+	r := lossassumptions.ValidateLoss(fm, &s)
 	code := exitOK
 	if !r.Admissible() {
 		code = exitViolated
 	}
 	if *asJSON {
 		doc := struct {
-			*theorems.LossReport
+			*lossassumptions.LossReport
 			Admissible bool `json:"admissible"`
 			Exit       int  `json:"exit_status"`
 		}{r, r.Admissible(), code}
@@ -122,7 +123,7 @@ func runLoss(args []string, stdout, stderr io.Writer) int {
 // runLossEntries trains with the loss: it runs the catalog entries that
 // apply to it (and that can be rebuilt with a user's loss) on generated
 // cases, with their negative controls, and prints their table.
-func runLossEntries(formula string, r *theorems.LossReport, seed int64, stdout, stderr io.Writer) int {
+func runLossEntries(formula string, r *lossassumptions.LossReport, seed int64, stdout, stderr io.Writer) int {
 	var ids []string
 	for _, a := range r.Applies {
 		if a.Applies {
@@ -155,7 +156,7 @@ func runLossEntries(formula string, r *theorems.LossReport, seed int64, stdout, 
 
 // writeLossReport prints the derived functions, the table of hypotheses,
 // their notes, the applicable catalog entries and the verdict.
-func writeLossReport(w io.Writer, r *theorems.LossReport) {
+func writeLossReport(w io.Writer, r *lossassumptions.LossReport) {
 	fmt.Fprintf(w, "loss ℓ(q) = %s\n", r.Formula)
 	for _, p := range r.Pieces {
 		fmt.Fprintf(w, "\n  %s:  ℓ = %s\n", p.Where, p.Loss)

@@ -6,13 +6,13 @@ import (
 
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/symbolic"
-	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/lossassumptions"
 )
 
 // checkExprLoss runs the hypothesis checks of 'implicitbias loss' on a
 // --loss expr:FORMULA before training with it, and refuses a loss that is
 // not positive, finite and non-increasing everywhere
-// (theorems.LossReport.TrainRefusal): the engine works with f = −log ℓ,
+// (lossassumptions.LossReport.TrainRefusal): the engine works with f = −log ℓ,
 // which is NaN or ±Inf where ℓ is not positive or has a pole, and a loss
 // that increases somewhere is "minimized" by driving margins to −∞ while
 // the output looks like a converged run (issue 21: 'exp(q)' printed
@@ -26,7 +26,7 @@ func checkExprLoss(name string) error {
 	if err != nil {
 		return err
 	}
-	r := theorems.ValidateLoss(fm, nil)
+	r := lossassumptions.ValidateLoss(fm, nil)
 	if why, refused := r.TrainRefusal(); refused {
 		return fmt.Errorf("--loss %s: %s (see implicitbias loss '%s')", name, why, formula)
 	}
