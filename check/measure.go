@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
@@ -126,25 +127,11 @@ func (r *recorded) premiseHint(tr *train.Trajectory) string {
 	case pairs == 0:
 		return ""
 	case alongGrad:
-		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = n)", median(factors))
+		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = n)", numerics.Median(factors))
 	case alongTheta:
-		return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", median(lambdas))
+		return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", numerics.Median(lambdas))
 	}
 	return " (the residual has a part orthogonal to θ: a preconditioner such as Adam's, momentum, or mini-batches)"
-}
-
-// median returns the median of xs (xs is reordered).
-func median(xs []float64) float64 {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // curves draws the measured rows as the figures of the entries they

@@ -455,12 +455,12 @@ func newLinGeometry(z *mat.Dense, w []float64) *linGeometry {
 
 // onSpan returns the projection of v on V_S.
 func (g *linGeometry) onSpan(v []float64) []float64 {
-	return projectOn(g.basis, v)
+	return numerics.ProjectOnto(g.basis, v)
 }
 
 // offSupport returns the part of v on W orthogonal to V_S.
 func (g *linGeometry) offSupport(v []float64) []float64 {
-	out := projectOn(g.span, v)
+	out := numerics.ProjectOnto(g.span, v)
 	floats.Sub(out, g.onSpan(v))
 	return out
 }
@@ -468,15 +468,7 @@ func (g *linGeometry) offSupport(v []float64) []float64 {
 // offSpan returns the part of v orthogonal to W.
 func (g *linGeometry) offSpan(v []float64) []float64 {
 	out := append([]float64(nil), v...)
-	floats.Sub(out, projectOn(g.span, v))
-	return out
-}
-
-func projectOn(basis [][]float64, v []float64) []float64 {
-	out := make([]float64, len(v))
-	for _, b := range basis {
-		floats.AddScaled(out, floats.Dot(v, b), b)
-	}
+	floats.Sub(out, numerics.ProjectOnto(g.span, v))
 	return out
 }
 

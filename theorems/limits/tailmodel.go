@@ -48,52 +48,19 @@ func (m *marginTail) pull(u float64) float64 {
 	return m.c * math.Exp(-u)
 }
 
-// expSlope is −ℓ′ = ℓ″ = e^{−u} of the exponential loss.
-func expSlope(u float64) float64 { return math.Exp(-u) }
-
-// logisticSlope is −ℓ′(u) = 1/(1 + e^{u}) of ℓ(u) = log(1 + e^{−u}),
-// without overflow.
-func logisticSlope(u float64) float64 {
-	if u > 0 {
-		e := math.Exp(-u)
-		return e / (1 + e)
-	}
-	return 1 / (1 + math.Exp(u))
-}
-
-// logisticCurv is ℓ″(u) = σ(u)σ(−u) of the logistic loss.
-func logisticCurv(u float64) float64 {
-	s := logisticSlope(u)
-	return s * (1 - s)
-}
-
-// tailProbe are the margins at which the tail constant of a loss given by
-// name is read: −ℓ′(u)e^{u} at u = 40 and u = 60 must agree to
-// tailProbeTol for an exponential tail (any tight exponential tail
-// e^{−u}(1 + O(e^{−μu})) with μ ≥ 0.35 does; a polynomial tail's ratio grows
-// like e^{20} between them).
-var tailProbe = [2]float64{40, 60}
-
-const tailProbeTol = 1e-6
-
-// curvStep is the relative step of the central difference that gives ℓ″
-// of a loss known only through its Margin (truncation O(h²) ~ 10⁻⁸
-// relative, rounding ~ε/h ~ 10⁻¹²): it enters the modified equation's
-// correction, a term ~1/t of the flow, and the budgets.
-const curvStep = 1e-4
-
 // tailOf returns the tail model of the loss named name (a trajectory's
 // Loss): closed forms for exp and logistic, the Margin interface and a
 // central difference for other binary margin losses, and the exponential
-// model for a name that does not resolve.
+// model for a name that does not resolve. The slopes and the tail
+// constant are package losses' (tail.go).
 func tailOf(name string) *marginTail {
 	switch name {
 	case "exp":
-		return &marginTail{name: name, slope: expSlope, curv: expSlope, c: 1, expTail: true, known: true}
+		return &marginTail{name: name, slope: losses.ExpSlope, curv: losses.ExpSlope, c: 1, expTail: true, known: true}
 	case "logistic":
-		return &marginTail{name: name, slope: logisticSlope, curv: logisticCurv, c: 1, expTail: true, known: true}
+		return &marginTail{name: name, slope: losses.LogisticSlope, curv: losses.LogisticCurv, c: 1, expTail: true, known: true}
 	}
-	m := &marginTail{name: name, slope: expSlope, curv: expSlope, c: 1}
+	m := &marginTail{name: name, slope: losses.ExpSlope, curv: losses.ExpSlope, c: 1}
 	l, err := losses.ByName(name)
 	if err != nil {
 		return m
@@ -103,17 +70,12 @@ func tailOf(name string) *marginTail {
 		return m
 	}
 	m.known = true
-	m.slope = func(u float64) float64 { return math.Exp(mg.LogLoss(u)) * mg.FPrime(u) }
-	m.curv = func(u float64) float64 {
-		h := curvStep * math.Max(1, math.Abs(u))
-		return (m.slope(u-h) - m.slope(u+h)) / (2 * h)
-	}
-	var c [2]float64
-	for i, u := range tailProbe {
-		c[i] = math.Exp(mg.LogLoss(u)+u) * mg.FPrime(u)
-	}
-	if c[0] > 0 && !math.IsInf(c[0], 0) && math.Abs(c[1]/c[0]-1) <= tailProbeTol {
-		m.c, m.expTail = c[1], true
+	m.slope = func(u float64) float64 { return losses.Slope(mg, u) }
+	// ℓ″ by a central difference (losses.CurvStep): it enters the modified
+	// equation's correction, a term ~1/t of the flow, and the budgets.
+	m.curv = func(u float64) float64 { return losses.CentralCurv(m.slope, u) }
+	if c, ok := losses.ExpTail(mg); ok {
+		m.c, m.expTail = c, true
 	}
 	return m
 }

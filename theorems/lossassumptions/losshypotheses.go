@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/symbolic"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -87,31 +88,6 @@ func oneSided(p *symbolic.Piece, z float64) (bool, string) {
 		return true, fmt.Sprintf("f′ jumps at q = %s: f′(q−h) = %s, f′(q+h) = %s (h = %s·max(1,|q|); the jump does not shrink with h)", fmtQ(z), fmtV(dl), fmtV(dr), "1e-9")
 	}
 	return false, ""
-}
-
-// bisectSign returns the point where u changes sign between a and b
-// (u(a)·u(b) < 0), to adjacent floats: the end with the smaller |u|.
-func bisectSign(u func(float64) float64, a, b float64) float64 {
-	ua := u(a)
-	for i := 0; i < 200; i++ {
-		m := a + (b-a)/2
-		if m <= a || m >= b {
-			break
-		}
-		um := u(m)
-		if um == 0 {
-			return m
-		}
-		if (um < 0) == (ua < 0) {
-			a, ua = m, um
-		} else {
-			b = m
-		}
-	}
-	if math.Abs(u(b)) < math.Abs(ua) {
-		return b
-	}
-	return a
 }
 
 type failure struct {
@@ -249,7 +225,7 @@ func (a *lossAnalysis) guardFailures(g *symbolic.Guard, p *symbolic.Piece, lo, h
 				return
 			}
 			if g.Kind == symbolic.GuardNonZero && !math.IsNaN(prevU) && (u < 0) != (prevU < 0) {
-				fail(bisectSign(g.Value, prev, q))
+				fail(numerics.BisectSign(g.Value, prev, q))
 				return
 			}
 			prev, prevU = q, u
@@ -319,7 +295,7 @@ func (a *lossAnalysis) zeros(g *symbolic.Guard, lo, hi float64, grid []float64, 
 			case u == 0:
 				zs = append(zs, q)
 			case !math.IsNaN(prevU) && prevU != 0 && (u < 0) != (prevU < 0):
-				zs = append(zs, bisectSign(g.Value, prev, q))
+				zs = append(zs, numerics.BisectSign(g.Value, prev, q))
 			}
 			prev, prevU = q, u
 		}
@@ -424,7 +400,7 @@ func (a *lossAnalysis) scanFPrime() *fprimeScan {
 			// +: a zero of f′ there need not lie on the sample grid.
 			m := math.NaN()
 			if p.EvalF2(sp.Lo) < 0 && p.EvalF2(sp.Hi) > 0 {
-				m = bisectSign(p.EvalF2, sp.Lo, sp.Hi)
+				m = numerics.BisectSign(p.EvalF2, sp.Lo, sp.Hi)
 				pts = append(pts, m)
 			}
 			var gapFails [][2]float64

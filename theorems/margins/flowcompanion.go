@@ -3,7 +3,6 @@ package margins
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -106,19 +105,6 @@ func (s stepCheck) excess(e float64) float64 {
 		return x / e
 	}
 	return math.Inf(1)
-}
-
-// median returns the median of xs (NaN for none); xs is reordered.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // bar is the step's independent error bar: a bound on the distance from

@@ -10,6 +10,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -204,7 +205,7 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 	integrator := ""
 	if comp != nil {
 		mx := slices.Max(excess)
-		med := median(excess)
+		med := numerics.Median(excess)
 		if med > IntegratorErrorFactor {
 			return theorems.Verdict{Status: theorems.Violated, Statistic: med / IntegratorErrorFactor, Bound: 1, Detail: fmt.Sprintf(
 				"the integrator under-reports its error: on at least half of the %d steps after t₀ an independent re-integration (RK4 in log F) puts θ farther from the flow through the previous point than %g× the reported local error (excess over the report: median %.3g, largest %.3g)",

@@ -6,9 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/implicitbias/implicitbias/theorems"
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // KernelWidth holds the empirical NTK Gram matrices Θ^{(0)}(X, X) (n×n,
@@ -176,7 +177,8 @@ func NTKConcentration(n int, widths []KernelWidth) theorems.Verdict {
 //
 //	SE² = (S−1)/S · Σ_k (b_(k) − b̄)²,
 //
-// b_(k) the slope with seed k of every width left out and b̄ their mean.
+// b_(k) the slope with seed k of every width left out and b̄ their mean
+// (numerics.JackknifeSE).
 func jackknifeSlopeSE(n int, ws []KernelWidth, x []float64) (float64, error) {
 	S := len(ws[0].Grams)
 	b := make([]float64, S)
@@ -198,10 +200,5 @@ func jackknifeSlopeSE(n int, ws []KernelWidth, x []float64) (float64, error) {
 		}
 		b[k] = f.Slope
 	}
-	mean := stat.Mean(b, nil)
-	var ss float64
-	for _, v := range b {
-		ss += (v - mean) * (v - mean)
-	}
-	return math.Sqrt(ss * float64(S-1) / float64(S)), nil
+	return numerics.JackknifeSE(b), nil
 }
