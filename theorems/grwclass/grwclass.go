@@ -44,7 +44,7 @@ func svm(data *dataset.Dataset) (*numerics.SVM, *theorems.Verdict) {
 // GRWDirection checks ZD-T7 on a GD run of a linear model under a GRW
 // scheme: θ̂(t) → θ̂_MM, the hard-margin SVM direction, whatever the
 // weights q^{(t)}, at the rate of LL-lin, while the path depends on the
-// weights (linearLimit: the residual's computed limit and GD's flow under
+// weights (LinearLimit: the residual's computed limit and GD's flow under
 // the recorded weights when they stay fixed; GD's weight-free cone and the
 // weights' effect when they move). The theorem's
 // Assumption 3 (liminf q_i > 0) is reported, not required: CVaR- and
@@ -70,7 +70,7 @@ func GRWDirection(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict 
 //
 //	S → log Σ_{i∈S} p_i e^{−⟨δ_∞, a_i⟩} + KL(p*‖p),
 //
-// δ_∞ the tangent offset of pathOffset under q (the tangent part of r̃
+// δ_∞ the tangent offset of PathOffset under q (the tangent part of r̃
 // settles where the support vectors' weighted terms are balanced: the same
 // minimizer as for the regularization path). Soak seed 1795337506020117
 // (ZD-T7, schedule A1, three support vectors): S rose from 0.029 at
@@ -123,7 +123,7 @@ const FenchelYoungTol = 1e-12
 // IWDirection checks XY Prop. 1 (a, b) on a GD run of a linear model with
 // static importance weights w (any positive scale): the direction tends to
 // the SVM direction θ* at the rate 1/log t, with the residual θ − ŵ log T
-// tending to its computed limit under w̄ (linearLimit), and at every
+// tending to its computed limit under w̄ (LinearLimit), and at every
 // record the inequality behind eq. (2) holds — XY (A.5)–(A.6), the
 // Fenchel–Young inequality for g(u) = log Σ_i w̄_i e^{u_i}, w̄ = w/Σw,
 // whose conjugate is KL(p‖w̄):
@@ -199,7 +199,7 @@ func KLOrdering(kl1, kl2, angle1, angle2 []float64) (concordant, decided int) {
 // linear classifier with K classes (θ stored class after class) on the
 // cross-entropy: Θ(t) → the multi-class max-margin solution Θ̂
 // (numerics.MultiClassSVM) whatever the GRW, with Θ(t) − Θ̂ log T tending
-// to its computed limit under the weights (multiClassLimit: the K-class
+// to its computed limit under the weights (MultiClassLimit: the K-class
 // form of Soudry et al.'s Thm 3).
 func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) theorems.Verdict {
 	if tr.Degree != 1 {
@@ -247,15 +247,15 @@ const pathSolverFloor = 1e-9
 // same limit, the SVM direction θ̂_MM (ZD App. D.5.3), each decided by its
 // computed limit:
 //
-//	θ(t) − ŵ log T      along the GD run tr (linearLimit, as ZD-T7);
+//	θ(t) − ŵ log T      along the GD run tr (LinearLimit, as ZD-T7);
 //	θ_R − R·θ̂_MM → δ_∞  along the path: at the largest R the distance
 //	                    ‖θ_R − R·θ̂_MM − δ_∞‖ may not exceed the bound
-//	                    pathLimitBound derives (the sphere's pull, the
+//	                    PathLimitBound derives (the sphere's pull, the
 //	                    samples off the margin and the tail's departure,
 //	                    through the offset problem's curvature) plus the
 //	                    solver's floor pathSolverFloor·R.
 //
-// δ_∞ (pathOffset) is the tangent offset the path's weights q (nil:
+// δ_∞ (PathOffset) is the tangent offset the path's weights q (nil:
 // uniform) set: weights spanning many orders of magnitude put it far out
 // (soak seed 1795336113008019: Group DRO's q = 1e-9 on a support vector,
 // ‖δ_∞‖ = 13.7, reached from R = 10⁵ on). The bound is an upper bound by
@@ -263,7 +263,7 @@ const pathSolverFloor = 1e-9
 // floor; at R = 10⁶ it is ~10⁻³, the floor. A path with another limit u
 // has the distance R·∠(u, θ̂_MM) − O(1): a polynomial tail (the control)
 // or a fault that moves the path's limit by 10⁻⁸ rad is violated. A path
-// whose largest R is too small for the bound's derivation (pathLimitBound)
+// whose largest R is too small for the bound's derivation (PathLimitBound)
 // is undecided. at, when set, is the path's point at the GD run's last
 // norm: the detail then gives the angle between θ(T) and θ_{‖θ(T)‖}.
 func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, path []PathRay, at *PathRay) theorems.Verdict {

@@ -153,7 +153,7 @@ func TestIWMarginBound(t *testing.T) {
 }
 
 // TestPathAgreementWeights: under weights q the path's residual tends to
-// δ_∞ = argmin_δ log Σ_{support} q_i e^{−⟨δ, z_i⟩} (pathOffset). With the
+// δ_∞ = argmin_δ log Σ_{support} q_i e^{−⟨δ, z_i⟩} (PathOffset). With the
 // support vectors z = (1, ±1) of θ̂_MM = (1, 0) and q = (1, 1e-9),
 // δ_∞ = (0, ½ log 10⁹) = (0, 10.36): a path whose residual reaches it only
 // after its first half holds under those weights, not under uniform ones

@@ -25,15 +25,15 @@ import (
 //     θ̃(w) = argmin_{θ∈S} Σ_{i∈D_nonsep} w_i e^{−y_i⟨θ, x_i⟩}
 //     (numerics.MinimizeNonSep, unique and finite, depends on w): its
 //     distance at the end may not exceed the bound GD's contraction on the
-//     strongly convex finite part computes (finiteContraction);
+//     strongly convex finite part computes (FiniteContraction);
 //
 //   - the component in S^⊥ grows in the max-margin direction ŵ_sep of the
 //     projected separable part {P x_i : i ∈ D_sep} (P the projection on
 //     S^⊥), whatever w, and Pθ(t) − ŵ_sep log T tends to its computed
-//     limit, which depends on w̄ and θ̃(w) (perpLimit);
+//     limit, which depends on w̄ and θ̃(w) (PerpLimit);
 //
 //   - each segment between records from T^{1/2} on is GD's under w̄
-//     (nonSepReplay): the weights act at first order on every step,
+//     (NonSepReplay): the weights act at first order on every step,
 //     however flat the finite part is.
 //
 // The verdict is the worst of the last three; all decide by computed

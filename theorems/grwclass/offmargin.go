@@ -38,7 +38,7 @@ func (om *offMargin) weights(q []float64) []float64 {
 }
 
 // minGap returns g = min (m_i − 1) over the samples off the margin, m_i =
-// ⟨ŵ, z_i⟩ > 1 + pathOffsetActiveTol, that carry training weight (rec's
+// ⟨ŵ, z_i⟩ > 1 + PathOffsetActiveTol, that carry training weight (rec's
 // Weights, else om.q); +Inf when there are none.
 func (om *offMargin) minGap(w []float64, rec *train.Record) float64 {
 	n, d := om.z.Dims()

@@ -119,7 +119,7 @@ func TestGapLimit(t *testing.T) {
 
 // TestResidualLimit: with linearly independent support vectors (every
 // sample on the margin) the balance Σ q_i e^{−⟨r, z_i⟩} z_i = ŵ = Σ α_i z_i
-// means ⟨r, z_i⟩ = log(q_i/α_i), solved here by least norm; residualLimit
+// means ⟨r, z_i⟩ = log(q_i/α_i), solved here by least norm; ResidualLimit
 // adds the free part of rMid (the direction orthogonal to every z_i).
 func TestResidualLimit(t *testing.T) {
 	q := []float64{0.2, 1, 3}
@@ -146,7 +146,7 @@ func TestResidualLimit(t *testing.T) {
 // balancedResidual returns three linearly independent constraint vectors in
 // 4 dimensions, every one on the margin of their SVM, and the residual
 // that balances Σ_i q_i e^{−⟨r, z_i⟩} z_i = ŵ = Σ α_i z_i: ⟨r, z_i⟩ =
-// log(q_i/α_i), solved by least norm (independently of pathOffset).
+// log(q_i/α_i), solved by least norm (independently of PathOffset).
 func balancedResidual(t *testing.T, q []float64) (*mat.Dense, *numerics.SVM, *mat.VecDense) {
 	t.Helper()
 	z := mat.NewDense(3, 4, []float64{

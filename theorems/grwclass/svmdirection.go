@@ -25,7 +25,7 @@ import (
 // factor 2 over that span: the bound sits on the fault's signature) for a
 // wrong limit direction under an exponential tail, which this test cannot
 // see; LL-lin, ZD-T7 and XY-P1 decide by the computed limit instead
-// (linearLimit).
+// (LinearLimit).
 const LinResidualGrowth = 2
 
 // SVMDirection checks LL-lin on a GD trajectory of the linear model
@@ -34,7 +34,7 @@ const LinResidualGrowth = 2
 // O(1/log t). It checks the sharper statement behind that rate, Soudry et
 // al.'s θ(T) = ŵ log T + r̃ + o(1) with r̃ computed from the data: the
 // distance of θ − ŵ log T from r̃ must contract as the theory's flow
-// contracts it, and the run must follow GD's flow towards it (linearLimit,
+// contracts it, and the run must follow GD's flow towards it (LinearLimit,
 // LinLimitBound). ŵ is the project's own SVM solver's
 // (numerics.HardMarginSVM).
 func SVMDirection(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict {
@@ -70,7 +70,7 @@ func ResidualGrowth(w []float64, tr *train.Trajectory, project func(dst, theta [
 // residualGrowth is ResidualGrowth, also returning the first half's largest
 // residual (0 when undecided before it is known). With om set, the end is
 // compared with the larger of the first half and the residual's computed
-// limit (residualLimit), and a growth beyond the bound is undecided when a
+// limit (ResidualLimit), and a growth beyond the bound is undecided when a
 // pull of the samples off the margin, decaying as the theory says, explains
 // it (pullGrowth from the first half's last record): the run is then too
 // short to tell a bounded residual from a growing one.

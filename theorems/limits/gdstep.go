@@ -11,7 +11,7 @@ import (
 )
 
 // GD's map at single steps, for the linear direction checks (LL-lin,
-// ZD-T7, XY-P1; linearLimit's part 7). Between two records a few steps
+// ZD-T7, XY-P1; LinearLimit's part 7). Between two records a few steps
 // apart GD's steps are exact, not a flow's approximation:
 //
 //	θ(t+1) − θ(t) = η Σ_n q_n^{(t)}(−ℓ′(⟨θ(t), z_n⟩)) z_n,

@@ -15,10 +15,10 @@ import (
 // The parts of the linear-limit statistic (LinLimitBound) that depend on
 // the geometry of the data and not on the loss: the residual's distance
 // from its computed limit on the support vectors' span (part 1), the drift
-// off that span (2) and off span{z_n} (3). linearLimit writes them inline
-// for binary margin losses; multiClassLimit calls these.
+// off that span (2) and off span{z_n} (3). LinearLimit writes them inline
+// for binary margin losses; MultiClassLimit calls these.
 
-// limitRecords returns the records of tr with θ (d entries) and T > 1, one
+// LimitRecords returns the records of tr with θ (d entries) and T > 1, one
 // per step, and the index of the last with log T ≤ log T_end/2: the window
 // of the limit checks starts there. ok is false when there is no such
 // window (the verdict says why).
@@ -111,7 +111,7 @@ type budgetTerm struct {
 
 // limitOnSupport is part 1: the distance E of the residual θ − ŵ log T,
 // projected on the support vectors' span V_S, from its computed limit c_S
-// (residualLimit with the rows' weights q, tail constant included), at the
+// (ResidualLimit with the rows' weights q, tail constant included), at the
 // window's last record, over e^{−μΔs}·E(first) + budget (the sum of
 // terms). In log time the projected residual follows the gradient flow of
 // the convex F(r) = Σ_{n∈S} q_n e^{−⟨r, z_n⟩} + ⟨ŵ, r⟩ plus perturbations

@@ -12,7 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// LinLimitBound is the bound of the linear-limit statistic (linearLimit):
+// LinLimitBound is the bound of the linear-limit statistic (LinearLimit):
 // the largest of the ratios below, each a measured quantity over the
 // budget the theory gives it. Every budget is an upper bound (not an
 // estimate), so on a correct engine every ratio is ≤ 1 by derivation: the
@@ -130,11 +130,11 @@ import (
 // polynomial tail breaks 1, 4 and 5.
 const LinLimitBound = 1
 
-// linearLimit decides the direction claims of linear models on binary data
+// LinearLimit decides the direction claims of linear models on binary data
 // (LL-lin, ZD-T7, XY-P1) by the computed limit of the residual r(T) =
 // θ(T) − ŵ log T (Soudry et al. 2018, Thm 3 and its proof): r tends to
 // c_S + f_∞, c_S on the support vectors' span V_S the balance
-// q_n c e^{−⟨c_S, z_n⟩} = α_n (tail constant c, weights q; residualLimit),
+// q_n c e^{−⟨c_S, z_n⟩} = α_n (tail constant c, weights q; ResidualLimit),
 // f_∞ off V_S, where only the samples off the margin move θ (and nothing
 // off span{z_n}: there f_∞ is θ₀'s component). In log time s = log T the
 // part of r on V_S follows the gradient flow of the convex
@@ -418,7 +418,7 @@ const weightsSameTol = 1e-12
 const flowStepLimit = 0.5
 
 // linGeometry holds the support vectors S of ŵ (⟨ŵ, z_n⟩ within
-// pathOffsetActiveTol of 1), orthonormal bases of their span V_S and of
+// PathOffsetActiveTol of 1), orthonormal bases of their span V_S and of
 // W = span{z_n} (V_S first), and ‖P_S z_n‖, ‖z_n − P_S z_n‖.
 type linGeometry struct {
 	onMargin    []bool
@@ -507,6 +507,7 @@ func scaleBy(c float64, q []float64) []float64 {
 	return s
 }
 
+// Ones returns n ones: the uniform weights of an unweighted run.
 func Ones(n int) []float64 {
 	o := make([]float64, n)
 	for i := range o {

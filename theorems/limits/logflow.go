@@ -18,7 +18,7 @@ import (
 // with a local error of order η³ per step instead of Euler's η². Soudry et
 // al. (2018, proof of Thm 3) read the same flow in log time s = log T,
 // dθ/ds = T·V: with θ = ŵ s + r the support vectors' terms balance ŵ and r
-// tends to the computed offset (residualLimit). The flow is integrated here
+// tends to the computed offset (ResidualLimit). The flow is integrated here
 // in s, where it is smooth and of size O(‖ŵ‖).
 type gdFlow struct {
 	z    *mat.Dense

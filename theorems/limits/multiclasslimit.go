@@ -12,7 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// multiClassLimit decides ZD-B (ZD App. B, eq. 20) on a GD run of a linear
+// MultiClassLimit decides ZD-B (ZD App. B, eq. 20) on a GD run of a linear
 // K-class model on the softmax cross-entropy by the computed limit of the
 // residual R(T) = Θ(T) − Ŵ log T, the multi-class form of Soudry et al.
 // (2018, Thm 3): the cross-entropy is, to first order in its tail, the
@@ -24,7 +24,7 @@ import (
 //
 //	q_n e^{−⟨c_S, a_{n,j}⟩} = α_{n,j}   (Σ_{active} α_{n,j} a_{n,j} = Ŵ),
 //
-// the K-class version of Soudry's support-vector equations (residualLimit
+// the K-class version of Soudry's support-vector equations (ResidualLimit
 // on the rows), f_∞ off V_S, where only the constraints off the margin
 // move Θ, and nothing off span{a_{n,j}} (the sum of the class vectors,
 // among others: a_{n,j} ⟂ 1_K ⊗ v). The direction Ŵ is weight-free; c_S
@@ -54,7 +54,7 @@ import (
 //     (soak seed 1795701728191970: the pairwise control held at 0.809
 //     of the weight-free envelope on K=3 n=7 d=2 gdro(0.844)).
 //
-// (Part 5 of linearLimit, the steps' coefficients on independent z_n, has
+// (Part 5 of LinearLimit, the steps' coefficients on independent z_n, has
 // no counterpart: N(K − 1) rows in K·D dimensions are dependent in most
 // cases, and the K − 1 rows of a sample share the softmax's normalization.)
 // Parts 1, 4 and 6 need the weights between records: they decide for the
@@ -176,7 +176,7 @@ func MultiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	var decide []theorems.Verdict
 	var parts []string
 
-	// 4. The flow; 6. the weights' effect (see linearLimit, flowTally.verdicts).
+	// 4. The flow; 6. the weights' effect (see LinearLimit, flowTally.verdicts).
 	d46, p46 := ft.verdicts("GD's modified flow on the cross-entropy", notGD, fixed, win[0].LogT)
 	decide = append(decide, d46...)
 	parts = append(parts, p46...)
@@ -235,7 +235,7 @@ func MultiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	return combineParts(decide, parts)
 }
 
-// stepSize recovers GD's step size from the window's records, η = (T_{k+1}
+// StepSize recovers GD's step size from the window's records, η = (T_{k+1}
 // − T_k)/(t_{k+1} − t_k) at the last segment, and says why the run is not
 // constant-step GD when it is not (another optimizer, or steps whose sizes
 // spread beyond etaConstTol).

@@ -12,7 +12,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// nonSepRun is what XY Prop. 2's computed limits read of a GD run on the
+// NonSepRun is what XY Prop. 2's computed limits read of a GD run on the
 // exponential loss with static weights: the records with θ (one per step,
 // T > 1), GD's step η, the normalized weights w̄ = w/Σw the engine applies
 // (train.Static), and the samples' rows z_i = y_i x_i.
@@ -23,7 +23,7 @@ type NonSepRun struct {
 	Z       *mat.Dense
 }
 
-// finiteContraction decides the finite part of XY Prop. 2 by a computed
+// FiniteContraction decides the finite part of XY Prop. 2 by a computed
 // bound instead of a growth ratio. On S = span{x_i : i ∈ D_nonsep} GD's
 // step is
 //
@@ -173,14 +173,14 @@ func FiniteContraction(run *NonSepRun, sc, sep []int, thetaTilde []float64, onS 
 	return v
 }
 
-// perpLimit decides the S^⊥ part of XY Prop. 2 by the computed limit of the
+// PerpLimit decides the S^⊥ part of XY Prop. 2 by the computed limit of the
 // residual r = Pθ − ŵ log T (P the projection on S^⊥, ŵ the SVM of the
-// projected separable rows Pz_i with margin 1), as linearLimit's parts 1–3
+// projected separable rows Pz_i with margin 1), as LinearLimit's parts 1–3
 // (Soudry et al. 2018, Thm 3). A separable sample's margin is ⟨Pθ, Pz_i⟩ +
 // ⟨Π_Sθ, z_i⟩, and Π_Sθ → θ̃(w), so on the span V of the projected support
 // vectors r tends to the balance of the weights q_i = w̄_i e^{−⟨θ̃, z_i⟩}:
 //
-//	Σ_{i∈S} q_i e^{−⟨r, Pz_i⟩} Pz_i = ŵ   (residualLimit),
+//	Σ_{i∈S} q_i e^{−⟨r, Pz_i⟩} Pz_i = ŵ   (ResidualLimit),
 //
 // weight-dependent through w̄ and θ̃(w). In log time the projected residual
 // follows the flow of the convex F(r) = Σ_S q_i e^{−⟨r, Pz_i⟩} + ⟨ŵ, r⟩,
@@ -311,7 +311,7 @@ func meanExp(c float64) float64 {
 	return -math.Expm1(-c) / c
 }
 
-// nonSepReplay is the exact form of LinLimitBound's part 4 for XY Prop. 2:
+// NonSepReplay is the exact form of LinLimitBound's part 4 for XY Prop. 2:
 // with static weights the records determine every step, so each segment
 // from T^{1/2} on is replayed by GD itself, θ ← θ + η Σ_i w̄_i
 // e^{−⟨θ, z_i⟩}z_i, with the segment's own step η = (T_b − T_a)/(t_b − t_a),

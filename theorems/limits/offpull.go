@@ -8,7 +8,7 @@ import (
 )
 
 // The pull off the support vectors' span over one segment between records
-// (linearLimit's part 2). GD's step from record a to record b is
+// (LinearLimit's part 2). GD's step from record a to record b is
 // Σ_n C_n z_n with C_n = η Σ_t q_n^{(t)} s(u_n(t)) ≥ 0 (s = −ℓ′, the
 // step's weights q^{(t)}), so its part on span{z_n} ∩ V_S^⊥ is
 // Σ_{n∉S} C_n P_off z_n (P_off z_n = 0 on S) and
@@ -69,7 +69,7 @@ const (
 // Between the records of the quick runs (1.5× apart in T) the masses at
 // the records' slopes are the coefficients themselves, O(1)–O(10), and the
 // iteration runs off (LL-lin's dependent cases at seed 1: no floor on any
-// segment). linearLimit's part 2 is then shown where the flow comparison
+// segment). LinearLimit's part 2 is then shown where the flow comparison
 // covers it and undecided where it would decide, which is only where the
 // flow comparison could not run (itself undecided): a correct run's
 // verdict does not change.

@@ -11,12 +11,12 @@ import (
 	"github.com/implicitbias/implicitbias/numerics"
 )
 
-// pathOffsetActiveTol is the relative distance to γ* within which a sample's
+// PathOffsetActiveTol is the relative distance to γ* within which a sample's
 // margin under θ̂_MM counts as on the margin (the SVM's KKT residual is
 // ≤ 1e-10).
 const PathOffsetActiveTol = 1e-8
 
-// pathOffset returns δ_∞, the limit of the regularization path's residual
+// PathOffset returns δ_∞, the limit of the regularization path's residual
 // θ_R − R·θ̂_MM under the weights q (nil: uniform) for a loss with an
 // exponential tail. On the sphere ‖θ‖ = R, θ_R = R·θ̂_MM + δ + O(1/R) with δ ⟂
 // θ̂_MM, and the samples on the margin (⟨θ̂_MM, z_i⟩ = γ*, z_i = y_i x_i)
@@ -34,8 +34,8 @@ const PathOffsetActiveTol = 1e-8
 // why ZD-T8's test bounds the path's residual by max(its first half, ‖δ_∞‖).
 //
 // It also returns the samples on the margin it used (the support vectors,
-// ⟨θ̂_MM, z_i⟩ within pathOffsetActiveTol of γ*), which gapLimit and
-// residualLimit sum over.
+// ⟨θ̂_MM, z_i⟩ within PathOffsetActiveTol of γ*), which gapLimit and
+// ResidualLimit sum over.
 func PathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, support []int, err error) {
 	n, d := z.Dims()
 	u := sol.Direction()
@@ -162,7 +162,7 @@ func PathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, 
 	return delta, support, nil
 }
 
-// residualLimit returns the limit of the residual r = θ − ŵ log T along GD
+// ResidualLimit returns the limit of the residual r = θ − ŵ log T along GD
 // with an exponentially tailed loss Σ_i q_i ℓ(⟨θ, z_i⟩), ℓ(u) ~ e^{−u} (exp,
 // logistic, cross-entropy), with the training weights q as the objective
 // uses them (nil: all 1), ŵ the max-margin solution with margin 1 (Soudry
@@ -172,7 +172,7 @@ func PathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, 
 //	Σ_{i∈S} q_i e^{−⟨r, z_i⟩} z_i = ŵ.
 //
 // Writing r = sŵ + δ with δ ⟂ ŵ (⟨ŵ, z_i⟩ = 1 on S), the tangent part is
-// pathOffset's δ_∞ and ⟨ŵ, ·⟩ of the balance gives e^{−s} Σ_S q_i
+// PathOffset's δ_∞ and ⟨ŵ, ·⟩ of the balance gives e^{−s} Σ_S q_i
 // e^{−⟨δ_∞, z_i⟩} = ‖ŵ‖². The part of r orthogonal to that span moves only
 // with the samples off the margin, whose pull decays (pullGrowth); rMid,
 // the residual at the first half's last record, supplies it.
@@ -224,7 +224,7 @@ func extendBasis(basis [][]float64, v []float64) [][]float64 {
 	return basis
 }
 
-// pathLimitBound returns the path's computed limit offset δ_∞ (pathOffset,
+// PathLimitBound returns the path's computed limit offset δ_∞ (PathOffset,
 // under the weights q; nil: uniform) and how far from R·θ̂_MM + δ_∞ the
 // point θ_R = argmin_{‖θ‖≤R} Σ_i q_i ℓ(⟨θ, z_i⟩) of a loss with a tight
 // exponential tail, ℓ(u) = e^{−u}(1 + ε(u)) with |ε|, |ε′| ≤ e^{−u} (exp: 0;
@@ -235,7 +235,7 @@ func extendBasis(basis [][]float64, v []float64) [][]float64 {
 //
 //	Φ_R(δ) = G(δ) + γ(R − a(δ)) + log(1 + E(δ)) − Rγ,
 //
-// G(δ) = log Σ_{i∈S} q_i e^{−⟨δ, z_i⟩} (pathOffset's, minimized at δ_∞;
+// G(δ) = log Σ_{i∈S} q_i e^{−⟨δ, z_i⟩} (PathOffset's, minimized at δ_∞;
 // S the support vectors, ⟨θ̂, z_i⟩ = γ), γ(R − a) the sphere's term
 // (gradient γδ/a, curvature ⪰ γ/R), E the samples off the margin (factor
 // e^{−a(m_i − γ)}, m_i = ⟨θ̂, z_i⟩) and the tail's departure. At δ_∞ the

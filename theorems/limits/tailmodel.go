@@ -6,7 +6,7 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 )
 
-// marginTail is what the linear-limit check (linearLimit) knows of a binary
+// marginTail is what the linear-limit check (LinearLimit) knows of a binary
 // margin loss ℓ(u), u = y⟨θ, x⟩: its slope −ℓ′(u) > 0 and curvature ℓ″(u),
 // which the companion integration of GD's flow needs (logFlow), and its
 // exponential tail −ℓ′(u) ~ c·e^{−u} (Soudry et al. 2018, Def. 2, the
