@@ -63,7 +63,7 @@ func (c ClassCase) withFault(name string) any { c.Fault = name; return c }
 // uniform weights it changes nothing), and on the moving schemes where it
 // measurably changes the weights the check compares each segment's
 // coefficients with (their integral between records, train.WeightSum;
-// theorems/linearlimit.go part 5): the schedules A1 and A3 (random weights
+// theorems/limits/linearlimit.go part 5): the schedules A1 and A3 (random weights
 // in [0.2, 1]^n, never uniform) for both faults, χ² and CVaR (zero weight
 // off the largest losses) for weights-ignored. Measured at seeds 1, 2, 3,
 // 12 cases per scheme each: all violated. Not drawn: Group DRO, whose

@@ -410,7 +410,7 @@ func TestLinearFaultWeightsIgnored(t *testing.T) {
 // schemes whose weights move between records (Group DRO, χ², CVaR, the
 // schedules) is violated on at least 95% of the cases whose weights it
 // moves: the check bounds each step's coefficients by the weights' integral
-// between records (train.WeightSum; theorems/linearlimit.go, part 5). A
+// between records (train.WeightSum; theorems/limits/linearlimit.go, part 5). A
 // case counts when the correct run's mean weights over its last segment
 // leave uniform by more than 2× on some sample (max_n |log(N·∫q_n/Σ∫q)|
 // > log 2): the slopes −ℓ′ change by ≈ 1.5× between records 1.5× apart in

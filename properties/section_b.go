@@ -43,7 +43,7 @@ const flowTol = 1e-10
 
 // monotoneFlowTol is the tolerance of the flows of the monotonicity claims
 // (LL-4.1, LL-F, LL-G), whose error bar is re-integrated independently
-// (theorems/flowcompanion.go) and not taken from the integrator. At 1e-9
+// (theorems/margins/flowcompanion.go) and not taken from the integrator. At 1e-9
 // their summed bar stays below 6e-4 of γ̃'s growth (measured on 480 flows,
 // seeds 1–6; MonotoneResolution asks 0.1), and the 10^{1/5} ≈ 1.6× longer
 // steps pay for the re-integration: the claims' tests take the time they

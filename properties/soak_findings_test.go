@@ -429,7 +429,7 @@ func TestSoakLimitShiftMovingWeights(t *testing.T) {
 // first steps drove the margins so far (𝓛 ≈ e^{−50}) that θ froze from
 // T = 4 on: the limit part had no contraction (μ ≈ 1e-25) and the flow
 // comparison saw θ not move, as GD's flow does not there. GD's map replayed
-// over the records a few steps apart (theorems/gdstep.go), from step 0 on,
+// over the records a few steps apart (theorems/limits/gdstep.go), from step 0 on,
 // sees the faulty steps: violated, and the correct engine holds.
 func TestSoakPreconditionerBeforeTheWindow(t *testing.T) {
 	c := KKTCase{Family: KKTLinear, In: 3, N: 4, Loss: 0, Seed: 7682329877960309226}
