@@ -435,13 +435,13 @@ func newLinGeometry(z *mat.Dense, w []float64) *linGeometry {
 		g.zmax = math.Max(g.zmax, floats.Norm(zi, 2))
 		if floats.Dot(zi, w) <= 1+PathOffsetActiveTol {
 			g.onMargin[i] = true
-			g.basis = extendBasis(g.basis, append([]float64(nil), zi...))
+			g.basis = numerics.ExtendBasis(g.basis, append([]float64(nil), zi...))
 		}
 	}
 	g.span = append(g.span, g.basis...)
 	for i := 0; i < n; i++ {
 		if !g.onMargin[i] {
-			g.span = extendBasis(g.span, append([]float64(nil), z.RawRowView(i)...))
+			g.span = numerics.ExtendBasis(g.span, append([]float64(nil), z.RawRowView(i)...))
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -53,7 +53,7 @@ func PathOffset(z *mat.Dense, q []float64, sol *numerics.SVM) (delta []float64, 
 	for _, i := range support {
 		v := append([]float64(nil), z.RawRowView(i)...)
 		floats.AddScaled(v, -floats.Dot(v, u), u)
-		basis = extendBasis(basis, v)
+		basis = numerics.ExtendBasis(basis, v)
 	}
 	if len(basis) == 0 {
 		return make([]float64, d), support, nil // every z_i ∥ θ̂: no tangent freedom
@@ -193,7 +193,7 @@ func ResidualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
 			qi = q[i]
 		}
 		terms = append(terms, math.Log(qi)-floats.Dot(zi, delta))
-		basis = extendBasis(basis, append([]float64(nil), zi...))
+		basis = numerics.ExtendBasis(basis, append([]float64(nil), zi...))
 	}
 	s := numerics.LogSumExp(terms) - math.Log(ww)
 	r := make([]float64, d)
@@ -205,23 +205,6 @@ func ResidualLimit(z *mat.Dense, q, w, rMid []float64) ([]float64, error) {
 	}
 	floats.Add(r, free)
 	return r, nil
-}
-
-// extendBasis appends v (overwritten) to the orthonormal basis when it has a
-// component outside the basis's span: Gram–Schmidt, twice for rounding,
-// keeping what is left if it exceeds 1e-9 of max(‖v‖, 1).
-func extendBasis(basis [][]float64, v []float64) [][]float64 {
-	norm0 := floats.Norm(v, 2)
-	for range 2 {
-		for _, b := range basis {
-			floats.AddScaled(v, -floats.Dot(v, b), b)
-		}
-	}
-	if nv := floats.Norm(v, 2); nv > 1e-9*math.Max(norm0, 1) {
-		floats.Scale(1/nv, v)
-		basis = append(basis, v)
-	}
-	return basis
 }
 
 // PathLimitBound returns the path's computed limit offset δ_∞ (PathOffset,
@@ -312,7 +295,7 @@ func PathLimitBound(z *mat.Dense, q []float64, sol *numerics.SVM, radius float64
 	lambda := math.Inf(1)
 	var basis [][]float64
 	for _, pz := range tangent {
-		basis = extendBasis(basis, append([]float64(nil), pz...))
+		basis = numerics.ExtendBasis(basis, append([]float64(nil), pz...))
 	}
 	if k := len(basis); k > 0 {
 		p := make([]float64, len(support))
