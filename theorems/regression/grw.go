@@ -124,22 +124,12 @@ func (c RegressionCase) Risk(theta []float64) float64 {
 	return r * r / (2 * float64(c.N))
 }
 
-// dist returns ‖a − b‖.
-func dist(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return math.Sqrt(s)
-}
-
 // relDist returns ‖a − b‖/‖b‖ (‖a − b‖ when b = 0).
 func relDist(a, b []float64) float64 {
 	if nb := floats.Norm(b, 2); nb > 0 {
-		return dist(a, b) / nb
+		return floats.Distance(a, b, 2) / nb
 	}
-	return dist(a, b)
+	return floats.Distance(a, b, 2)
 }
 
 // Interpolator checks ZD-T1 (Thm 1) on the end point θ_T of a training

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/implicitbias/implicitbias/theorems"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // The computed rate of ZD-T1 and ZD-T2: how far from θ* a GD run on the
@@ -96,7 +97,7 @@ func (r *regression) rateBound(rate GRWRate) (bound, rounding float64, err error
 	}
 	lmin := r.span.SMin * r.span.SMin * (1 - rateSlack)
 	lmax := r.span.SMax * r.span.SMax * (1 + rateSlack)
-	e0 := dist(r.theta0, r.star)
+	e0 := floats.Distance(r.theta0, r.star, 2)
 	nstar := floats.Norm(r.star, 2)
 	yScale := floats.Norm(r.Y, 2) / r.span.SMax
 	gamma := 2 * float64(r.D+r.N+RateRoundingTerms) * 0x1p-53 * math.Sqrt(float64(r.N))

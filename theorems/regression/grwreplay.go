@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/implicitbias/implicitbias/theorems"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // GRWSteps are the first steps of a run on the GRW objective
@@ -96,19 +97,19 @@ func WeightsActed(s GRWSteps) theorems.Verdict {
 			for j := range pred {
 				pred[j] += s.Beta * (th[j] - prev[j])
 			}
-			velocity = dist(th, prev)
+			velocity = floats.Distance(th, prev, 2)
 		}
 		for i := 0; i < n; i++ {
 			floats.AddScaled(pred, -s.Eta*q[i]*res[i], c.X[i*d:(i+1)*d])
 			floats.AddScaled(ermStep, -s.Eta*qsum/float64(n)*res[i], c.X[i*d:(i+1)*d])
 		}
-		step := dist(pred, th)
+		step := floats.Distance(pred, th, 2)
 		rho := floats.Norm(next, 2) + step + float64(d+1)*s.Eta*dots + float64(n+RateRoundingTerms)*s.Eta*logs
 		if t > 0 {
 			rho += s.Beta * (floats.Norm(th, 2) + velocity)
 		}
 		tau := ReplayRounding * 0x1p-53 * rho
-		mis := dist(next, pred)
+		mis := floats.Distance(next, pred, 2)
 		stat := mis / tau
 		if math.IsNaN(stat) {
 			stat = math.Inf(1)

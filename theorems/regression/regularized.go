@@ -93,7 +93,7 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 		if run.Prev == nil {
 			return theorems.Undecided("μ = %g: GD still moving when the budget ran out after %d steps", run.Mu, run.Steps)
 		}
-		move := dist(run.Theta, run.Prev) / floats.Norm(run.Theta, 2)
+		move := floats.Distance(run.Theta, run.Prev, 2) / floats.Norm(run.Theta, 2)
 		if move > StationaryShare*RegularizedLimitBound {
 			return theorems.Undecided("μ = %g: GD still moving when the budget ran out (last move %.3g relative)", run.Mu, move)
 		}
@@ -101,7 +101,7 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 			return theorems.Compare(d, RegularizedLimitBound, fmt.Sprintf("μ = %g: GD limit is %.3g (relative) from the closed form θ₀ + (XᵀQX + μI)⁻¹XᵀQ(y − Xθ₀)", run.Mu, d))
 		}
 		risk := c.Risk(closed)
-		gap := dist(closed, r.star)
+		gap := floats.Distance(closed, r.star, 2)
 		if risk >= eps {
 			// Statistic: the gap; Bound: the largest gap Lemma 18 allows at
 			// risk ε, √(2nε)/σ_min.
@@ -122,7 +122,7 @@ func RegularizedGap(c RegressionCase, q []float64, eps float64, runs []Regulariz
 		if detail == "" || stat > worst || math.IsNaN(stat) {
 			worst = stat
 			detail = fmt.Sprintf("μ = %g: gap ‖θ_μ − θ*‖ = %.3g, R̂(θ_μ) = %.3g, gap²σ²_min/(2nR̂) = %.4g; ‖θ_μ(Q) − θ_μ(ERM)‖ = %.3g",
-				run.Mu, gap, risk, stat, dist(closed, erm))
+				run.Mu, gap, risk, stat, floats.Distance(closed, erm, 2))
 		}
 	}
 	return theorems.Compare(worst, 1+gapRounding, detail)
