@@ -17,9 +17,9 @@
 //	        with the margin rises then decays
 //	LL-lin  linear (L = 1): θ̂ → the hard-margin SVM, angle O(1/log t)       (LL Thm A.8)
 //
-// Files: grwclass.go (GRWDirection for ZD-T7 and XY-P1, IWDirection,
-// MultiClassDirection for ZD-B, PathAgreement for ZD-T8, PolyTailLimits for
-// ZD-PT), svmdirection.go (SVMDirection for LL-lin), offmargin.go (the gap
+// Files: grwclass.go (GRWDirection for ZD-T7, IWDirection and KLOrdering
+// for XY-P1, MultiClassDirection for ZD-B, PathAgreement for ZD-T8,
+// PolyTailLimits for ZD-PT), svmdirection.go (SVMDirection for LL-lin), offmargin.go (the gap
 // of the samples off the margin), nonsep.go (XY-P2), weakreg.go (XY-C1,
 // XY-P3), iwbound.go (XY-T1), learnedweights.go (XY-S5).
 package grwclass
