@@ -12,19 +12,19 @@ import (
 
 // faultable is a case that can carry a planted engine fault (package
 // faults): its training code applies the fault named by its Fault field.
-type faultable interface {
-	withFault(name string) any
+type Faultable interface {
+	WithFault(name string) any
 }
 
 // faultScoped is a faultable case on which some faults act only for some
 // cases (heavy ball's fault on heavy-ball runs): the pair draws only the
 // cases where the fault acts.
 type faultScoped interface {
-	faultActs(name string) bool
+	FaultActs(name string) bool
 }
 
 // faultSuffix is the part of a case's description that names its fault.
-func faultSuffix(name string) string {
+func FaultSuffix(name string) string {
 	if name == "" {
 		return ""
 	}
@@ -33,16 +33,16 @@ func faultSuffix(name string) string {
 
 // withFault maps g's cases (and their shrunk variants) to the same cases
 // with the fault planted.
-func withFault[C any](g Gen[C], name string) Gen[C] {
+func WithFault[C any](g Gen[C], name string) Gen[C] {
 	set := func(v any) any {
-		if c, ok := v.(faultable); ok {
-			return c.withFault(name)
+		if c, ok := v.(Faultable); ok {
+			return c.WithFault(name)
 		}
 		return v
 	}
 	h := gopter.Gen(g).SuchThat(func(v any) bool {
 		c, ok := v.(faultScoped)
-		return !ok || c.faultActs(name)
+		return !ok || c.FaultActs(name)
 	})
 	return Gen[C](h.MapResult(func(r *gopter.GenResult) *gopter.GenResult {
 		v, ok := r.Retrieve()
@@ -70,11 +70,11 @@ func withFault[C any](g Gen[C], name string) Gen[C] {
 
 // acceptsFaults reports whether g's cases carry a fault: it draws one.
 func acceptsFaults(g gopter.Gen) bool {
-	cs := sample(g, 1, 1)
+	cs := SampleAny(g, 1, 1)
 	if len(cs) == 0 {
 		return false
 	}
-	_, ok := cs[0].(faultable)
+	_, ok := cs[0].(Faultable)
 	return ok
 }
 
@@ -120,7 +120,7 @@ func FaultPairs(es []Entry) []FaultPair {
 // only by violated (Property.Fault): a broken engine must be refuted by
 // the check's statistic, not stopped by an assumption. A name that is not
 // a registered fault is a defect of the entry literal (TestEntryFaults).
-func faultControls(e Entry) []Prop {
+func FaultControls(e Entry) []Prop {
 	var out []Prop
 	for _, fc := range e.Faults {
 		f, err := faults.Lookup(fc.Fault)
@@ -142,12 +142,12 @@ func faultControls(e Entry) []Prop {
 
 // faultProperty is the claim p run with the fault f planted in its cases:
 // a fault control.
-func faultProperty[C any](p Property[C], f faults.Fault) Property[C] {
+func FaultProperty[C any](p Property[C], f faults.Fault) Property[C] {
 	return Property[C]{
 		Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
 		Drops: "fault:" + f.Name,
-		Gen:   withFault(p.Gen, f.Name),
-		GenAt: func(r *Runner) Gen[C] { return withFault(p.gen(r), f.Name) },
+		Gen:   WithFault(p.Gen, f.Name),
+		GenAt: func(r *Runner) Gen[C] { return WithFault(p.gen(r), f.Name) },
 		Check: p.Check,
 		Fault: f.Name,
 	}
@@ -157,7 +157,7 @@ func faultProperty[C any](p Property[C], f faults.Fault) Property[C] {
 // objective rebuilt on the fault's model and loss, its regularizer kept;
 // the reweighting or regularizer bug set; the optimizer wrapped). The
 // empty name returns them unchanged.
-func plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objective, train.Optimizer, error) {
+func Plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objective, train.Optimizer, error) {
 	f, err := faults.Lookup(name)
 	if err != nil || f.None() {
 		return obj, opt, err

@@ -29,7 +29,7 @@ func (g Gen[C]) Map(f func(C) C) Gen[C] { return Gen[C](gopter.Gen(g).Map(f)) }
 // generator is built (every entry's generators are built by Entries(), so
 // any test finds it): gopter would skip the key silently and leave the
 // field zero.
-func structOf[C any](fields map[string]gopter.Gen) Gen[C] {
+func StructOf[C any](fields map[string]gopter.Gen) Gen[C] {
 	t := reflect.TypeOf(*new(C))
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -87,7 +87,7 @@ type Prop interface {
 	// fault control), false when its cases carry no fault.
 	planted(f faults.Fault) (Prop, bool)
 	// accepts reports whether c is a case of the property's type.
-	accepts(c any) bool
+	Accepts(c any) bool
 }
 
 // Meta returns p's name, hypothesis key, declared rate and fault.
@@ -116,7 +116,7 @@ func (p Property[C]) Verdict(r *Runner, c any) theorems.Verdict {
 	return p.Check(r, x)
 }
 
-func (p Property[C]) accepts(c any) bool {
+func (p Property[C]) Accepts(c any) bool {
 	_, ok := c.(C)
 	return ok
 }
@@ -127,7 +127,7 @@ func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
 	if !acceptsFaults(gopter.Gen(p.Gen)) {
 		return nil, false
 	}
-	return faultProperty(p, f), true
+	return FaultProperty(p, f), true
 }
 
 // CaughtBy reports whether a control's verdict shows the check's power:
@@ -138,4 +138,20 @@ func (m Meta) CaughtBy(v theorems.Verdict) bool {
 		return v.Status == theorems.Violated
 	}
 	return Caught(v)
+}
+
+func BuildFailed(err error) theorems.Verdict {
+	return theorems.Assumption("case does not build: %v", err)
+}
+
+// drops names the hypothesis a negative control breaks (for verify --hunt).
+func Drops[C any](key string, p Property[C]) Property[C] {
+	p.Drops = key
+	return p
+}
+
+// undecided returns p with its measured rate of inconclusive cases.
+func Undecided[C any](p Property[C], r Rate) Property[C] {
+	p.Undecided = r
+	return p
 }

@@ -3,9 +3,6 @@ package properties
 import (
 	"fmt"
 	"sync"
-
-	"github.com/implicitbias/implicitbias/theorems"
-	"github.com/implicitbias/implicitbias/train"
 )
 
 // Runner holds what a run of the properties depends on besides its cases:
@@ -31,16 +28,13 @@ type Runner struct {
 	// (sweepstore.go).
 	Store *SweepStore
 
-	// The caches of runs read by more than one entry or figure, keyed by
-	// the case's full description and, where the run depends on it, the
-	// budget.
-	kktRuns    memo[kktRun]                 // LL-4.4, LL-A9, LL-lin, LL-4.5 (section_c.go)
-	classRuns  memo[*train.Trajectory]      // ZD-T7, ZD-T8, docs/grwclass.md (grwclasscase.go)
-	ladders    memo[[]theorems.RegOptimum]  // XY-P3, XY-C1 (weakregcase.go)
-	kernelRuns memo[[]theorems.KernelWidth] // ZD-L3 and its figure (ntkkernel.go)
-	gapRuns    memo[[]theorems.GapRun]      // ZD-T4/L5 (ntkgap.go)
-	regRuns    memo[[]theorems.RegRun]      // ZD-T6 (ntkreg.go)
-	signRuns   memo[[]theorems.SignRun]     // ZD-T9 (ntksign.go)
+	// caches holds the caches of runs read by more than one entry or
+	// figure (Cache), by name: each family names its own, keyed by the
+	// case's full description and, where the run depends on it, the budget
+	// (the KKT runs of LL-4.4, LL-A9, LL-C10, LL-lin and LL-4.5; the
+	// classification runs of ZD-T7, ZD-T8; the ladders of XY-P3, XY-C1; the
+	// NTK sweeps of section F).
+	caches sync.Map // string → *memo[T]
 }
 
 // NewRunner returns a runner at seed and budget, with no sweep store and
@@ -48,7 +42,15 @@ type Runner struct {
 func NewRunner(seed int64, b Budget) *Runner { return &Runner{Seed: seed, Budget: b} }
 
 // long reports whether the long runs are asked for.
-func (r *Runner) long() bool { return r.Budget == Long }
+func (r *Runner) Long() bool { return r.Budget == Long }
+
+// cache returns r's cache called name, of values of type T, empty on
+// first use. A name is one family's: the same name with another T panics
+// (a defect of the caller, found by any test of the entry).
+func Cache[T any](r *Runner, name string) *memo[T] {
+	c, _ := r.caches.LoadOrStore(name, &memo[T]{})
+	return c.(*memo[T])
+}
 
 // memo caches results by key; concurrent callers of one key wait for the
 // first computation. The cached values are shared: callers must not modify
@@ -67,7 +69,7 @@ type memoEntry[T any] struct {
 // get returns the value under key, computed by f on first use. Errors are
 // not kept: the next caller computes again (a sweep incomplete on one
 // shard may be complete once the store has the other shards' jobs).
-func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
+func (c *memo[T]) Get(key string, f func() (T, error)) (T, error) {
 	e := c.entry(key)
 	e.once.Do(func() { e.v, e.err = f() })
 	if e.err != nil {
@@ -82,7 +84,7 @@ func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
 
 // getKept is get keeping errors too: f is deterministic for its key, so a
 // failed run fails again and is not repeated.
-func (c *memo[T]) getKept(key string, f func() (T, error)) (T, error) {
+func (c *memo[T]) GetKept(key string, f func() (T, error)) (T, error) {
 	e := c.entry(key)
 	e.once.Do(func() { e.v, e.err = f() })
 	return e.v, e.err
@@ -105,17 +107,14 @@ func (c *memo[T]) entry(key string) *memoEntry[T] {
 // describer is a case whose description depends on the runner: a sweep's
 // widths and seeds grow with the budget.
 type describer interface {
-	describe(r *Runner) string
+	Describe(r *Runner) string
 }
 
 // Describe returns the description of case v under r: the line verify
 // prints for it (a sweep's widths and seeds depend on the budget).
-func Describe(r *Runner, v any) string { return describe(r, v) }
-
-// describe returns the description of case v under r.
-func describe(r *Runner, v any) string {
+func Describe(r *Runner, v any) string {
 	if d, ok := v.(describer); ok {
-		return d.describe(r)
+		return d.Describe(r)
 	}
 	return fmt.Sprint(v)
 }

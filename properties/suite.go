@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
-	"strings"
 
 	"github.com/leanovate/gopter"
 
@@ -111,16 +110,18 @@ func (r *Runner) RunControl(ctx context.Context, e Entry, i int) Outcome {
 	return Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
 }
 
-// Entries returns the runnable entries in catalog order, each with its
-// fault controls (faultControls, one per Entry.Faults) appended.
-func Entries() []Entry {
+// Bind returns the entries of the families fs in catalog order, each with
+// its catalog Info and its fault controls (FaultControls, one per
+// Entry.Faults) appended: the runnable entries. The suite binds every
+// family (suite.Entries); a family's tests bind its own (proptest.Assert).
+func Bind(fs ...[]Entry) []Entry {
 	order := map[string]int{}
 	for i, c := range theorems.Catalog() {
 		order[c.ID] = i
 	}
 	var es []Entry
-	for _, section := range [][]Entry{sectionA(), sectionB(), sectionC(), sectionD(), sectionE(), sectionENonSeparable(), sectionEWeakReg(), sectionETheorem1(), sectionELearned(), sectionF()} {
-		es = append(es, section...)
+	for _, f := range fs {
+		es = append(es, f...)
 	}
 	for i := range es {
 		info, ok := theorems.Lookup(es[i].ID)
@@ -128,65 +129,23 @@ func Entries() []Entry {
 			panic("properties: entry " + es[i].ID + " is not in the catalog")
 		}
 		es[i].Info = info
-		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), faultControls(es[i])...)
+		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), FaultControls(es[i])...)
 	}
 	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
 	return es
 }
 
-// Select returns the entries whose ID equals or starts with one of the
-// comma-separated patterns (e.g. "LL-B3,ENG-"); an empty filter selects all.
-// It fails on a pattern that matches nothing.
-func Select(filter string) ([]Entry, error) {
-	all := Entries()
-	if strings.TrimSpace(filter) == "" {
-		return all, nil
-	}
-	var out []Entry
-	seen := map[string]bool{}
-	for _, p := range strings.Split(filter, ",") {
-		p = strings.TrimSpace(p)
-		matched := false
-		for _, e := range all {
-			if e.ID == p || (strings.HasSuffix(p, "-") || strings.HasSuffix(p, "*")) && strings.HasPrefix(e.ID, strings.TrimSuffix(p, "*")) {
-				matched = true
-				if !seen[e.ID] {
-					seen[e.ID] = true
-					out = append(out, e)
-				}
-			}
-		}
-		if !matched {
-			if _, ok := theorems.Lookup(p); ok {
-				return nil, fmt.Errorf("catalog entry %s has no check yet", p)
-			}
-			return nil, fmt.Errorf("unknown catalog entry %q (IDs look like LL-B3; a prefix ends in '-' or '*')", p)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return indexOf(all, out[i].ID) < indexOf(all, out[j].ID) })
-	return out, nil
-}
-
-func indexOf(es []Entry, id string) int {
-	for i, e := range es {
-		if e.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // Sample draws n cases from g, deterministically for a seed.
 func Sample[C any](g Gen[C], seed int64, n int) []C {
 	var out []C
-	for _, v := range sample(gopter.Gen(g), seed, n) {
+	for _, v := range SampleAny(gopter.Gen(g), seed, n) {
 		out = append(out, v.(C))
 	}
 	return out
 }
 
 // sample draws n cases from g, deterministically for a seed.
-func sample(g gopter.Gen, seed int64, n int) []any {
+func SampleAny(g gopter.Gen, seed int64, n int) []any {
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(seed))
 	var out []any

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 )
 
 // Sharding the runs of one sweep over machines (`verify --sweep-store DIR
@@ -116,11 +118,11 @@ func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error
 // It returns the results in job order and, when some job belongs to
 // another shard, ErrSweepIncomplete (incomplete); the first job error
 // alone otherwise.
-func sweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
+func SweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	have := make([]bool, n)
 	errs := make([]error, n)
-	runParallel(n, func(j int) {
+	RunParallel(n, func(j int) {
 		w, seed := at(j)
 		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
 	})
@@ -129,7 +131,7 @@ func sweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, 
 			return nil, err
 		}
 	}
-	return out, incomplete(r.Store, c.describe(r), have)
+	return out, incomplete(r.Store, c.Describe(r), have)
 }
 
 // incomplete returns ErrSweepIncomplete with the counts when some job is
@@ -150,5 +152,26 @@ func incomplete(s *SweepStore, what string, have []bool) error {
 // jobKey names job (width, seed) of a case (its description at r's
 // budget) at r's budget.
 func jobKey(r *Runner, c describer, width int, seed uint64) string {
-	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.describe(r), r.Budget, width, seed)
+	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.Describe(r), r.Budget, width, seed)
+}
+
+// runParallel runs jobs 0 … n−1 on GOMAXPROCS goroutines. Every job writes
+// only its own result, so the results do not depend on the schedule.
+func RunParallel(n int, job func(i int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				job(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 }
