@@ -1,6 +1,7 @@
 package kkt
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -29,26 +30,34 @@ import (
 // as the engine offers them (they reach log 𝓛 far below what constant steps
 // reach in the quick budget, which is what the slow x² nets need).
 
-// plan returns the run length and window size of a case: windows of 32
+// Plan is a GD run plan: its length and the size of its windows of
+// consecutive recorded steps.
+type Plan struct{ Steps, Burst int }
+
+// Plan returns the run length and window size of a case: windows of 32
 // steps for ReLU networks, whose gradient-descent iterates zigzag across
 // kinks (theorems.MeasureKKTWindow), single records for smooth models. The
 // lengths are those at which the quantities of LL-4.4/A9 have halved from
 // their peak in at least 90% of the generated cases (x² nets need far
 // longer and run only under IMPLICITBIAS_BUDGET=long).
-func (c KKTCase) Plan(r *properties.Runner) (steps, burst int) {
+func (c KKTCase) Plan(r *properties.Runner) Plan {
 	switch c.family() {
 	case KKTLinear:
-		return cases.BudgetSteps(r, 200000), 1
+		return Plan{cases.BudgetSteps(r, 200000), 1}
 	case KKTReLU:
-		return cases.BudgetSteps(r, 50000), 32
+		return Plan{cases.BudgetSteps(r, 50000), 32}
 	case KKTQuad:
-		return cases.BudgetSteps(r, 200000), 1
+		return Plan{cases.BudgetSteps(r, 200000), 1}
 	}
-	return cases.BudgetSteps(r, 50000), 1
+	return Plan{cases.BudgetSteps(r, 50000), 1}
 }
 
-// kktRun is a cached training run of a KKTCase: LL-4.4, LL-A9, LL-lin
-// and LL-4.5 read the same runs (the runner's cache "kktRuns").
+// kktRun is a cached run of a KKTCase. Every trajectory the family's
+// claims judge comes from the runner's cache "kktRuns" through one of the
+// sources below, built once per case and budget: LL-4.4, LL-A9 and LL-4.5
+// read the same GD runs (stepRun) and flows (flowRun), LL-lin and the
+// figures the GD runs of Plan (planRun, the same runs as stepRun's on ReLU
+// nets), LL-C10 its densely recorded runs (denseRun).
 type kktRun struct {
 	b  *KKTBuilt
 	tr *train.Trajectory
@@ -75,15 +84,14 @@ func cached(r *properties.Runner, key string, run func() (*KKTBuilt, *train.Traj
 	return &b, got.tr, nil
 }
 
-// trained builds c and trains it by GD along its plan (cached).
-func Trained(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps, burst := c.Plan(r)
-	return cached(r, fmt.Sprintf("%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
+// Trained builds c and trains it by GD along p (cached).
+func Trained(r *properties.Runner, c KKTCase, p Plan) (*KKTBuilt, *train.Trajectory, error) {
+	return cached(r, fmt.Sprintf("%v/%d/%d", c, p.Steps, p.Burst), func() (*KKTBuilt, *train.Trajectory, error) {
 		b, err := c.Build()
 		if err != nil {
 			return nil, nil, err
 		}
-		tr, err := b.Train(steps, burst)
+		tr, err := b.Train(p)
 		return b, tr, err
 	})
 }
@@ -112,24 +120,56 @@ func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, erro
 	})
 }
 
-// flowProperty2 checks a trajectory check on gradient flows of the
-// families (which must have a continuous gradient).
-func flowProperty2(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
-	return properties.Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-		b, tr, err := flowed(r, x)
+// dense builds c and runs GD recording a 16-step window every 200 steps
+// (cached like Trained): LL-C10's runs. A build failure is returned as a
+// buildError.
+func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	steps := cases.BudgetSteps(r, 20000)
+	return cached(r, fmt.Sprintf("dense/%v/%d", c, steps), func() (*KKTBuilt, *train.Trajectory, error) {
+		b, err := c.Build()
 		if err != nil {
-			return theorems.Assumption("case does not build or integrate: %v", err)
+			return nil, nil, buildError{err}
 		}
-		return check(b, tr)
-	}}
+		gd, _ := train.NewGD(b.LR)
+		θ := append([]float64(nil), b.Init...)
+		tr, err := cases.DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, steps, 200, 16)
+		return b, tr, err
+	})
 }
 
-// trajectoryProperty checks a trajectory check on GD runs of the families.
-func trajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
+// buildError is a case that does not build (dense tells it from a run
+// that fails).
+type buildError struct{ error }
+
+// A source is where a claim's trajectories come from: one of the runs
+// above, and what it does to a case ("train", "integrate") for the
+// verdict of a case it cannot run.
+type source struct {
+	does string
+	run  func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error)
+}
+
+var (
+	// planRun is GD along Plan: LL-lin, LL-4.5's control, the figures.
+	planRun = source{"train", func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+		return Trained(r, c, c.Plan(r))
+	}}
+	// stepRun is GD along StepPlan: LL-4.4, LL-A9, LL-4.5.
+	stepRun = source{"train", func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+		return Trained(r, c, c.StepPlan(r))
+	}}
+	// flowRun is the gradient flow (flowed): the families must have a
+	// continuous gradient.
+	flowRun = source{"integrate", flowed}
+)
+
+// trajectoryProperty checks a trajectory check on the runs of src of the
+// families' cases.
+func trajectoryProperty(name string, src source, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
 	return properties.Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-		b, tr, err := Trained(r, x)
+		b, tr, err := src.run(r, x)
 		if err != nil {
-			return theorems.Assumption("case does not build or train: %v", err)
+			return theorems.Assumption("case does not build or %s: %v", src.does, err)
 		}
 		return check(b, tr)
 	}}
@@ -173,12 +213,31 @@ func netFamilies(r *properties.Runner) []int {
 	return []int{KKTDeepLinear, KKTReLU}
 }
 
-// netsProperty is kktTrajectoryProperty on netFamilies at the runner's
-// budget (Gen is the quick budget's).
+// netsProperty is trajectoryProperty on the GD runs (stepRun) of
+// netFamilies at the runner's budget (Gen is the quick budget's).
 func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) properties.Property[KKTCase] {
-	p := kktTrajectoryProperty(name, check, netFamilies(properties.NewRunner(0, properties.Quick))...)
+	p := trajectoryProperty(name, stepRun, check, netFamilies(properties.NewRunner(0, properties.Quick))...)
 	p.GenAt = func(r *properties.Runner) properties.Gen[KKTCase] { return GenKKT(netFamilies(r)...) }
 	return p
+}
+
+// trajectoryEntry is an entry whose claims judge the family's trajectories
+// by check: LL-4.4 (KKT residuals) and LL-A9 (β → 1) differ only in their
+// check, so they are built here from one literal and share their cases
+// (the same generators at the same seeds) and their runs (stepRun, flowRun:
+// the runner's cache) by construction. rates are check's measured rates of
+// inconclusive cases on these runs; why says why it catches the
+// preconditioner.
+func trajectoryEntry(id string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, rates kktRates, why string) properties.Entry {
+	return properties.Entry{Info: theorems.Info{ID: id}, Cases: 8,
+		Claims: []properties.Prop{
+			properties.Undecided(trajectoryProperty("GD, linear model, exp and logistic losses", stepRun, check, KKTLinear), rates.linearGD),
+			properties.Undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", check), rates.netsGD),
+			properties.Undecided(trajectoryProperty("gradient flow, linear, deep linear and x² nets", flowRun, check, KKTLinear, KKTDeepLinear, KKTQuad), rates.flows),
+		},
+		Controls: []properties.Prop{fixedDirectionProperty(check, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
+		Faults:   []properties.FaultControl{{Fault: "preconditioner", Why: why}},
+	}
 }
 
 // PointKKTCase is a random separated point θ of a training case (LL-C8,
@@ -254,7 +313,9 @@ func separate(obj *train.Objective, θ []float64) error {
 	return fmt.Errorf("θ does not separate the data")
 }
 
-func pointProperty2(name string, check func(*KKTBuilt, []float64) theorems.Verdict) properties.Property[PointKKTCase] {
+// separatedPointProperty checks a check on the separated points of
+// section C's cases (PointKKTCase).
+func separatedPointProperty(name string, check func(*KKTBuilt, []float64) theorems.Verdict) properties.Property[PointKKTCase] {
 	return properties.Property[PointKKTCase]{Name: name, Gen: GenPointKKT(), Check: func(r *properties.Runner, x PointKKTCase) theorems.Verdict {
 		b, θ, err := x.point()
 		if err != nil {
@@ -364,22 +425,14 @@ func Entries() (es []properties.Entry) {
 	beta := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return theorems.BetaConvergence(b.Obj, tr, 0)
 	}
-	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-4.4"}, Cases: 8, Figures: kktFigures,
-		Claims: []properties.Prop{
-			properties.Undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", kkt, KKTLinear), kktUndecided.linearGD),
-			properties.Undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", kkt), kktUndecided.netsGD),
-			properties.Undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", kkt, KKTLinear, KKTDeepLinear, KKTQuad), kktUndecided.flows),
-		},
-		Controls: []properties.Prop{fixedDirectionProperty(kkt, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
-		Faults: []properties.FaultControl{
-			{Fault: "preconditioner", Why: "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry"},
-		},
-	})
+	kktEntry := trajectoryEntry("LL-4.4", kkt, kktUndecided, "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry")
+	kktEntry.Figures = kktFigures
+	es = append(es, kktEntry)
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
-		Claims: []properties.Prop{pointProperty2("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Claims: []properties.Prop{separatedPointProperty("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.LemmaC8(b.Obj, θ, 0)
 		})},
-		Controls: []properties.Prop{properties.Drops("backward", pointProperty2("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Controls: []properties.Prop{properties.Drops("backward", separatedPointProperty("batched backward returns the mean's gradient (÷N) while single-sample gradients are right", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			if b.Data.N < 2 {
 				return theorems.Assumption("one sample: the mean is the sum")
 			}
@@ -394,7 +447,7 @@ func Entries() (es []properties.Entry) {
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C7"}, Cases: 100,
-		Claims: []properties.Prop{pointProperty2("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
+		Claims: []properties.Prop{separatedPointProperty("random separated θ, all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {
 			return theorems.MFCQ(b.Obj, θ, 0)
 		})},
 		Controls: []properties.Prop{
@@ -418,26 +471,14 @@ func Entries() (es []properties.Entry) {
 			{Fault: "degree-plus-one", Why: "the MFCQ witness identity ⟨θ̃, ∇q_n⟩ = L·q_n uses the declared L"},
 		},
 	})
-	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-A9"}, Cases: 8,
-		Claims: []properties.Prop{
-			properties.Undecided(kktTrajectoryProperty("GD, linear model, exp and logistic losses", beta, KKTLinear), betaUndecided.linearGD),
-			properties.Undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", beta), betaUndecided.netsGD),
-			properties.Undecided(flowProperty2("gradient flow, linear, deep linear and x² nets", beta, KKTLinear, KKTDeepLinear, KKTQuad), betaUndecided.flows),
-		},
-		Controls: []properties.Prop{fixedDirectionProperty(beta, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
-		Faults: []properties.FaultControl{
-			{Fault: "preconditioner", Why: "as LL-4.4"},
-		},
-	})
+	es = append(es, trajectoryEntry("LL-A9", beta, betaUndecided, "as LL-4.4"))
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
 		Claims: []properties.Prop{properties.Property[KKTCase]{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-			b, err := x.Build()
-			if err != nil {
-				return theorems.Assumption("case does not build: %v", err)
+			b, tr, err := dense(r, x)
+			var be buildError
+			if errors.As(err, &be) {
+				return theorems.Assumption("case does not build: %v", be.error)
 			}
-			gd, _ := train.NewGD(b.LR)
-			θ := append([]float64(nil), b.Init...)
-			tr, err := cases.DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, cases.BudgetSteps(r, 20000), 200, 16)
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}
@@ -456,7 +497,7 @@ func Entries() (es []properties.Entry) {
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
-		Claims: []properties.Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+		Claims: []properties.Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", planRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return theorems.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *properties.Runner, c KKTCase) theorems.Verdict {
@@ -470,8 +511,7 @@ func Entries() (es []properties.Entry) {
 			}
 			gd, _ := train.NewGD(b.LR)
 			θ := append([]float64(nil), b.Init...)
-			steps, _ := c.Plan(r)
-			tr, err := cases.RecordRun(obj, gd, θ, steps, 1, 1.5)
+			tr, err := cases.RecordRun(obj, gd, θ, c.Plan(r).Steps, 1, 1.5)
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}
@@ -483,18 +523,18 @@ func Entries() (es []properties.Entry) {
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
 		Claims: []properties.Prop{
-			// Run on LL-4.4's windows of consecutive steps (kktPlan) so that
+			// Run on LL-4.4's windows of consecutive steps (StepPlan) so that
 			// the descent-step identity can be checked; the angle had not
 			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
-			properties.Undecided(kktTrajectoryProperty("GD, deep linear", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			properties.Undecided(trajectoryProperty("GD, deep linear", stepRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, smoothFamilies()...), ntkAlignmentUndecided),
-			flowProperty2("gradient flow, deep linear and x² nets", func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			trajectoryProperty("gradient flow, deep linear and x² nets", flowRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return theorems.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-			b, tr, err := Trained(r, x)
+			b, tr, err := planRun.run(r, x)
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}

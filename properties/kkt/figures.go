@@ -17,7 +17,7 @@ func kktFigures(r *properties.Runner) []theorems.Figure {
 		return nil
 	}
 	c := cs[0]
-	b, tr, err := Trained(r, c)
+	b, tr, err := planRun.run(r, c)
 	if err != nil {
 		return nil
 	}

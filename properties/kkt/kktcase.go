@@ -16,7 +16,6 @@ import (
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/cases"
-	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -171,15 +170,21 @@ func (c KKTCase) PilotLR() float64 {
 	return 0.05
 }
 
-// Train runs GD from the initialization for steps steps, recording windows
-// of burst steps at checkpoints growing by 1.5×.
-func (b *KKTBuilt) Train(steps, burst int) (*train.Trajectory, error) {
-	θ := append([]float64(nil), b.Init...)
+// Train runs GD from the initialization along p: p.Steps steps, recording
+// windows of p.Burst steps at checkpoints growing by 1.5×.
+func (b *KKTBuilt) Train(p Plan) (*train.Trajectory, error) {
 	gd, err := train.NewGD(b.LR)
 	if err != nil {
 		return nil, err
 	}
-	return cases.RecordRun(b.Obj, b.Fault.Optimizer(gd), θ, steps, burst, 1.5)
+	return b.TrainWith(b.Fault.Optimizer(gd), p)
+}
+
+// TrainWith runs opt from the initialization along p (the fault-injection
+// tests pass a wrapped optimizer).
+func (b *KKTBuilt) TrainWith(opt train.Optimizer, p Plan) (*train.Trajectory, error) {
+	θ := append([]float64(nil), b.Init...)
+	return cases.RecordRun(b.Obj, opt, θ, p.Steps, p.Burst, 1.5)
 }
 
 // FixedDirection returns a trajectory that is not from training: θ = c·u
@@ -274,53 +279,16 @@ func GenKKT(families ...int) properties.Gen[KKTCase] {
 	})
 }
 
-// kktPlan is the run plan of LL-4.4's and LL-A9's gradient-descent claims:
-// plan()'s length and windows, but at least two consecutive steps per
-// window, so that every window carries a step whose descent-step identity
-// the checks verify (theorems.StepIdentityUlps). Smooth models are measured
-// at a window's first record, so their statistics are those of the
-// one-record windows of plan().
-func (c KKTCase) kktPlan(r *properties.Runner) (steps, burst int) {
-	steps, burst = c.Plan(r)
-	return steps, max(burst, 2)
-}
-
-// TrainWith runs opt from the initialization along kktPlan (the
-// fault-injection tests pass a wrapped optimizer).
-func (b *KKTBuilt) TrainWith(r *properties.Runner, c KKTCase, opt train.Optimizer) (*train.Trajectory, error) {
-	steps, burst := c.kktPlan(r)
-	θ := append([]float64(nil), b.Init...)
-	return cases.RecordRun(b.Obj, opt, θ, steps, burst, 1.5)
-}
-
-// kktTrained builds c and trains it by GD along kktPlan (cached; LL-4.4 and
-// LL-A9 read the same runs).
-func kktTrained(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps, burst := c.kktPlan(r)
-	return cached(r, fmt.Sprintf("kkt/%v/%d/%d", c, steps, burst), func() (*KKTBuilt, *train.Trajectory, error) {
-		b, err := c.Build()
-		if err != nil {
-			return nil, nil, err
-		}
-		gd, err := train.NewGD(b.LR)
-		if err != nil {
-			return nil, nil, err
-		}
-		tr, err := b.TrainWith(r, c, b.Fault.Optimizer(gd))
-		return b, tr, err
-	})
-}
-
-// kktTrajectoryProperty checks a trajectory check on the kktPlan GD runs of
-// the families.
-func kktTrajectoryProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
-	return properties.Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-		b, tr, err := kktTrained(r, x)
-		if err != nil {
-			return theorems.Assumption("case does not build or train: %v", err)
-		}
-		return check(b, tr)
-	}}
+// StepPlan is the run plan of LL-4.4's, LL-A9's and LL-4.5's
+// gradient-descent claims: Plan's length and windows, but at least two
+// consecutive steps per window, so that every window carries a step whose
+// descent-step identity the checks verify (theorems.StepIdentityUlps).
+// Smooth models are measured at a window's first record, so their
+// statistics are those of the one-record windows of Plan. On ReLU nets
+// (windows of 32) the two plans are the same run.
+func (c KKTCase) StepPlan(r *properties.Runner) Plan {
+	p := c.Plan(r)
+	return Plan{Steps: p.Steps, Burst: max(p.Burst, 2)}
 }
 
 // The measured rates of inconclusive cases of LL-4.4's and LL-A9's claims

@@ -129,9 +129,9 @@ func kktFaultRun(c kkt.KKTCase, mk func(lr float64) train.Optimizer) (*kkt.KKTBu
 	if lr == 0 {
 		return nil, nil, fmt.Errorf("no stable step size for %v", c)
 	}
-	steps, burst := c.Plan(proptest.EnvRunner())
+	p := c.Plan(proptest.EnvRunner())
 	θ := append([]float64(nil), b.Init...)
-	tr, err := cases.RecordRun(b.Obj, mk(lr), θ, steps, burst, 1.5)
+	tr, err := cases.RecordRun(b.Obj, mk(lr), θ, p.Steps, p.Burst, 1.5)
 	return b, tr, err
 }
 

@@ -443,7 +443,8 @@ func TestSoakPreconditionerBeforeTheWindow(t *testing.T) {
 	c := kkt.KKTCase{Family: kkt.KKTLinear, In: 3, N: 4, Loss: 0, Seed: 7682329877960309226}
 	for fault, want := range map[string]theorems.Status{"": theorems.Holds, "preconditioner": theorems.Violated} {
 		c.Fault = fault
-		b, tr, err := kkt.Trained(proptest.Runner(t), c)
+		r := proptest.Runner(t)
+		b, tr, err := kkt.Trained(r, c, c.Plan(r))
 		if err != nil {
 			t.Fatal(err)
 		}
