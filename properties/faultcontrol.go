@@ -10,7 +10,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// faultable is a case that can carry a planted engine fault (package
+// Faultable is a case that can carry a planted engine fault (package
 // faults): its training code applies the fault named by its Fault field.
 type Faultable interface {
 	WithFault(name string) any
@@ -23,7 +23,7 @@ type faultScoped interface {
 	FaultActs(name string) bool
 }
 
-// faultSuffix is the part of a case's description that names its fault.
+// FaultSuffix is the part of a case's description that names its fault.
 func FaultSuffix(name string) string {
 	if name == "" {
 		return ""
@@ -31,7 +31,7 @@ func FaultSuffix(name string) string {
 	return " fault=" + name
 }
 
-// withFault maps g's cases (and their shrunk variants) to the same cases
+// WithFault maps g's cases (and their shrunk variants) to the same cases
 // with the fault planted.
 func WithFault[C any](g Gen[C], name string) Gen[C] {
 	set := func(v any) any {
@@ -114,7 +114,7 @@ func FaultPairs(es []Entry) []FaultPair {
 	return ps
 }
 
-// faultControls returns e's fault controls: for every fault of e.Faults,
+// FaultControls returns e's fault controls: for every fault of e.Faults,
 // in its order, the first claim (whose name contains On) whose cases
 // carry a fault, run with the fault planted. A fault control is caught
 // only by violated (Property.Fault): a broken engine must be refuted by
@@ -140,7 +140,7 @@ func FaultControls(e Entry) []Prop {
 	return out
 }
 
-// faultProperty is the claim p run with the fault f planted in its cases:
+// FaultProperty is the claim p run with the fault f planted in its cases:
 // a fault control.
 func FaultProperty[C any](p Property[C], f faults.Fault) Property[C] {
 	return Property[C]{
@@ -153,7 +153,7 @@ func FaultProperty[C any](p Property[C], f faults.Fault) Property[C] {
 	}
 }
 
-// plant returns obj and opt with the fault called name planted (the
+// Plant returns obj and opt with the fault called name planted (the
 // objective rebuilt on the fault's model and loss, its regularizer kept;
 // the reweighting or regularizer bug set; the optimizer wrapped). The
 // empty name returns them unchanged.

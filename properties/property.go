@@ -24,7 +24,7 @@ func (g Gen[C]) SuchThat(f func(C) bool) Gen[C] { return Gen[C](gopter.Gen(g).Su
 // Map transforms every case (and every shrunk one) by f.
 func (g Gen[C]) Map(f func(C) C) Gen[C] { return Gen[C](gopter.Gen(g).Map(f)) }
 
-// structOf generates cases of the struct type C by gopter's gen.Struct,
+// StructOf generates cases of the struct type C by gopter's gen.Struct,
 // one generator per field. A key that names no field of C panics when the
 // generator is built (every entry's generators are built by Entries(), so
 // any test finds it): gopter would skip the key silently and leave the
@@ -144,13 +144,13 @@ func BuildFailed(err error) theorems.Verdict {
 	return theorems.Assumption("case does not build: %v", err)
 }
 
-// drops names the hypothesis a negative control breaks (for verify --hunt).
+// Drops names the hypothesis a negative control breaks (for verify --hunt).
 func Drops[C any](key string, p Property[C]) Property[C] {
 	p.Drops = key
 	return p
 }
 
-// undecided returns p with its measured rate of inconclusive cases.
+// Undecided returns p with its measured rate of inconclusive cases.
 func Undecided[C any](p Property[C], r Rate) Property[C] {
 	p.Undecided = r
 	return p

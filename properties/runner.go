@@ -20,7 +20,7 @@ type Runner struct {
 	// control i from Seed + 1000 + i.
 	Seed int64
 	// Budget sets the number of cases (Entry.cases) and the run lengths of
-	// the asymptotic checks (runLengths, budgetSteps, the sweeps' sizes).
+	// the asymptotic checks (runLengths, Runner.Steps, the sweeps' sizes).
 	Budget Budget
 	// Figures asks Run for the entries' own figures.
 	Figures bool
@@ -41,10 +41,20 @@ type Runner struct {
 // empty caches.
 func NewRunner(seed int64, b Budget) *Runner { return &Runner{Seed: seed, Budget: b} }
 
-// long reports whether the long runs are asked for.
+// Steps returns quick, or 10·quick at the long budget: trajectory
+// properties then train 10× longer (the asymptotic versions of the checks)
+// and add the slow x² networks; `go test ./...` runs the quick budget.
+func (r *Runner) Steps(quick int) int {
+	if r.Long() {
+		return 10 * quick
+	}
+	return quick
+}
+
+// Long reports whether the long runs are asked for.
 func (r *Runner) Long() bool { return r.Budget == Long }
 
-// cache returns r's cache called name, of values of type T, empty on
+// Cache returns r's cache called name, of values of type T, empty on
 // first use. A name is one family's: the same name with another T panics
 // (a defect of the caller, found by any test of the entry).
 func Cache[T any](r *Runner, name string) *memo[T] {
@@ -66,7 +76,7 @@ type memoEntry[T any] struct {
 	err  error
 }
 
-// get returns the value under key, computed by f on first use. Errors are
+// Get returns the value under key, computed by f on first use. Errors are
 // not kept: the next caller computes again (a sweep incomplete on one
 // shard may be complete once the store has the other shards' jobs).
 func (c *memo[T]) Get(key string, f func() (T, error)) (T, error) {
@@ -82,7 +92,7 @@ func (c *memo[T]) Get(key string, f func() (T, error)) (T, error) {
 	return e.v, e.err
 }
 
-// getKept is get keeping errors too: f is deterministic for its key, so a
+// GetKept is get keeping errors too: f is deterministic for its key, so a
 // failed run fails again and is not repeated.
 func (c *memo[T]) GetKept(key string, f func() (T, error)) (T, error) {
 	e := c.entry(key)

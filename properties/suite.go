@@ -144,7 +144,7 @@ func Sample[C any](g Gen[C], seed int64, n int) []C {
 	return out
 }
 
-// sample draws n cases from g, deterministically for a seed.
+// SampleAny draws n cases from g, deterministically for a seed.
 func SampleAny(g gopter.Gen, seed int64, n int) []any {
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(seed))

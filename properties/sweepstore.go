@@ -113,7 +113,7 @@ func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error
 	return res, true, nil
 }
 
-// sweepJobs runs the n jobs of the sweep of case c in parallel through r's
+// SweepJobs runs the n jobs of the sweep of case c in parallel through r's
 // store (storedJob): at(j) names job j's width and seed, job computes it.
 // It returns the results in job order and, when some job belongs to
 // another shard, ErrSweepIncomplete (incomplete); the first job error
@@ -155,7 +155,7 @@ func jobKey(r *Runner, c describer, width int, seed uint64) string {
 	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.Describe(r), r.Budget, width, seed)
 }
 
-// runParallel runs jobs 0 … n−1 on GOMAXPROCS goroutines. Every job writes
+// RunParallel runs jobs 0 … n−1 on GOMAXPROCS goroutines. Every job writes
 // only its own result, so the results do not depend on the schedule.
 func RunParallel(n int, job func(i int)) {
 	work := make(chan int)

@@ -53,9 +53,9 @@ func (c ArchCase) WithFault(name string) any { c.Fault = name; return c }
 // act returns the activation spelling.
 func (c ArchCase) ActName() string {
 	if c.NonHomogeneous {
-		return nonHomogeneousActs[Pick(c.Act, len(nonHomogeneousActs))]
+		return nonHomogeneousActs[properties.Pick(c.Act, len(nonHomogeneousActs))]
 	}
-	return homogeneousActs[Pick(c.Act, len(homogeneousActs))]
+	return homogeneousActs[properties.Pick(c.Act, len(homogeneousActs))]
 }
 
 func (c ArchCase) depth() int {

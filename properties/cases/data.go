@@ -54,7 +54,7 @@ func (c DataCase) teacher() ArchCase {
 	return a
 }
 
-// teacherMargin returns y·Φ (binary) or the gap between the best and the
+// TeacherMargin returns y·Φ (binary) or the gap between the best and the
 // second best score (multi-class), and the label.
 func TeacherMargin(out []float64) (margin, label float64) {
 	if len(out) == 1 {
@@ -189,6 +189,6 @@ func GenData(separable bool) properties.Gen[DataCase] {
 	})
 }
 
-// errDegenerate marks a case that cannot be built as asked (a network that
+// ErrDegenerate marks a case that cannot be built as asked (a network that
 // is zero on every input): the properties report it inconclusive.
 var ErrDegenerate = errors.New("degenerate case")

@@ -16,7 +16,7 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// binaryLosses are the margin losses of the family ℓ = e^{−f}.
+// BinaryLosses are the margin losses of the family ℓ = e^{−f}.
 var BinaryLosses = []string{"exp", "logistic", "poly"}
 
 // allLosses adds the multi-class and regression losses.
@@ -33,9 +33,9 @@ type LossCase struct {
 
 func (c LossCase) loss() string {
 	if c.Binary {
-		return BinaryLosses[Pick(c.Loss, len(BinaryLosses))]
+		return BinaryLosses[properties.Pick(c.Loss, len(BinaryLosses))]
 	}
-	return allLosses[Pick(c.Loss, len(allLosses))]
+	return allLosses[properties.Pick(c.Loss, len(allLosses))]
 }
 
 // arch returns the architecture with its output count fitted to the loss.
@@ -51,7 +51,7 @@ func (c LossCase) arch() ArchCase {
 
 func (c LossCase) WithFault(name string) any { c.Arch.Fault = name; return c }
 
-// faultActs: a loss fault is drawn where it moves the engine's gradient of
+// FaultActs: a loss fault is drawn where it moves the engine's gradient of
 // log 𝓛 at the case's θ by at least faultGradShift relative: on binary
 // margin losses, with samples on its branch whose gradients matter. A
 // fault the case never exercises (no positive margin, or only samples

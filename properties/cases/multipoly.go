@@ -65,7 +65,7 @@ func (p pairwisePoly) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	dst[c] = -tot
 }
 
-// linPolyControlTail is the tail of LL-lin's control: ZD eq. 19 with
+// LinPolyControlTail is the tail of LL-lin's control: ZD eq. 19 with
 // α = 1/2. The residual test sees a polynomial tail through ‖θ‖ ~
 // T^{1/(α+2)} against ‖ŵ‖ log T, and through the angle to the polynomial
 // limit direction. With ZD's α = 1 (T^{1/3}) the norm can grow like ‖ŵ‖ log T

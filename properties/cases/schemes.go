@@ -28,7 +28,7 @@ const (
 
 var SchemeNames = []string{"erm", "iw", "static", "gdro", "chi2", "cvar", "schedule-A1", "schedule-A3", "vanishing"}
 
-// newScheme returns GRW scheme number scheme with its parameter p ∈ [0, 1]
+// NewScheme returns GRW scheme number scheme with its parameter p ∈ [0, 1]
 // mapped to the scheme's range and its random parts drawn from seed, for n
 // samples (shared by the regression and classification cases).
 func NewScheme(scheme int, param float64, seed uint64, n int) (train.Weighting, error) {

@@ -1,21 +1,10 @@
 package cases
 
 import (
-	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// budgetSteps returns quick, or 10·quick at the long budget: trajectory
-// properties then train 10× longer (the asymptotic versions of the checks)
-// and add the slow x² networks; `go test ./...` runs the quick budget.
-func BudgetSteps(r *properties.Runner, quick int) int {
-	if r.Long() {
-		return 10 * quick
-	}
-	return quick
-}
-
-// recordRun trains θ (in place) with opt for about steps steps and records
+// RecordRun trains θ (in place) with opt for about steps steps and records
 // windows of burst consecutive steps with θ kept at steps 1, growth,
 // growth², … (train.RunWindows), which is what the trajectory checks of
 // section C read (theorems.Windows).

@@ -343,7 +343,7 @@ func learnedProperty(name string, frozen bool) properties.Property[ClassCase] {
 }
 
 // learnedSteps is the length of XY-S5's runs (10⁵ at the quick budget).
-func learnedSteps(r *properties.Runner) int { return cases.BudgetSteps(r, 100000) }
+func learnedSteps(r *properties.Runner) int { return r.Steps(100000) }
 
 func sectionELearned() (es []properties.Entry) {
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "XY-S5"}, Cases: 8,
@@ -374,7 +374,7 @@ func grwDirectionForLoss(loss string) properties.Entry {
 	}
 }
 
-// sectionEEntries lists section E's entries: the GRW and importance-weighted
+// Entries lists section E's entries: the GRW and importance-weighted
 // directions (ZD-T7 … XY-P1), the non-separable case (XY-P2), weak
 // regularization (XY-P3, XY-C1), XY Thm 1 and the learned weights (XY-S5).
 func Entries() []properties.Entry {

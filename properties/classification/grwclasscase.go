@@ -60,7 +60,7 @@ type ClassCase struct {
 
 func (c ClassCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: a reweighting fault is drawn on schemes whose weights stay
+// FaultActs: a reweighting fault is drawn on schemes whose weights stay
 // fixed and are not uniform (importance, static, XY's random weights; on
 // uniform weights it changes nothing), and on the moving schemes where it
 // measurably changes the weights the check compares each segment's
@@ -122,7 +122,7 @@ func (c ClassCase) LossOf() string {
 	if c.LossName != "" {
 		return c.LossName
 	}
-	return classLossNames[cases.Pick(c.Loss, len(classLossNames))]
+	return classLossNames[properties.Pick(c.Loss, len(classLossNames))]
 }
 
 func (c ClassCase) schemeName() string {
@@ -241,9 +241,9 @@ func (c ClassCase) Weighting() (train.Weighting, error) {
 // so every case runs with the same step.
 const ClassLR = 0.5
 
-// classSteps is the length of a GRW run: the quick budget reaches log T ≈
+// ClassSteps is the length of a GRW run: the quick budget reaches log T ≈
 // 11.5, so the residual test of LL-lin compares T ≈ 300 with T = 10⁵.
-func ClassSteps(r *properties.Runner) int { return cases.BudgetSteps(r, 200000) }
+func ClassSteps(r *properties.Runner) int { return r.Steps(200000) }
 
 // Objective builds the linear model's objective on data with loss name.
 func LinearObjective(data *dataset.Dataset, out int, loss string) (*train.Objective, error) {
@@ -314,7 +314,7 @@ func logAddExp(a, b float64) float64 {
 	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
 }
 
-// grwRun trains θ (in place) with opt under the scheme w (nil: the
+// GRWRun trains θ (in place) with opt under the scheme w (nil: the
 // objective's own weights) for steps steps and records θ and the weights
 // at steps growing by growth, and at the end.
 func GRWRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64) (*train.Trajectory, error) {
@@ -375,7 +375,7 @@ func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) 
 	return GRWRun(obj, f.Optimizer(gd), theta, w, steps, 1.5)
 }
 
-// allGRWSchemes are the schemes of ZD-T7's claims: every scheme of the
+// AllGRWSchemes are the schemes of ZD-T7's claims: every scheme of the
 // engine, dynamic ones included, and XY's random importance weights.
 func AllGRWSchemes() []int {
 	return []int{cases.SchemeERM, cases.SchemeIW, cases.SchemeStatic, cases.SchemeGroupDRO, cases.SchemeChiSquare, cases.SchemeCVaR, cases.SchemeScheduleA1, cases.SchemeScheduleA3, SchemeRandomIW}
@@ -424,7 +424,7 @@ type MultiCase struct {
 
 func (c MultiCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: a reweighting fault is drawn on schemes whose weights stay
+// FaultActs: a reweighting fault is drawn on schemes whose weights stay
 // fixed and are not uniform (IW by class on unbalanced classes, static),
 // as for ClassCase: on uniform weights it changes nothing, and on weights
 // that move between records (Group DRO, the schedules) the records do not

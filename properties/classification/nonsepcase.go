@@ -13,7 +13,6 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/fixtures"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -43,7 +42,7 @@ type NonSepCase struct {
 	Fault string
 }
 
-// withFault plants the fault; a reweighting fault also spreads each
+// WithFault plants the fault; a reweighting fault also spreads each
 // D_nonsep pair's weights to M' and 1/M' (Spread), so that the finite part
 // of the right weights lies at least log 2 from the uniform weights' one
 // along each pair: with random weights a pair's two can nearly agree and a
@@ -78,7 +77,7 @@ func (c NonSepCase) Build() (*dataset.Dataset, []float64, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		rc := refs[cases.Pick(c.Ref, len(refs))]
+		rc := refs[properties.Pick(c.Ref, len(refs))]
 		return &dataset.Dataset{N: rc.N, D: rc.D, X: fixtures.Flat(rc.X), Y: rc.Y}, rc.Weights, nil
 	}
 	r := rand.New(rand.NewPCG(c.Seed, 81))

@@ -59,6 +59,8 @@ func lossProperty(name string, v cases.Variant, binary bool, check func(cases.Lo
 	}}
 }
 
+// Entries returns the entries of catalog section A, unbound (suite.Entries
+// and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-B2a"},
 		Claims: []properties.Prop{scaledProperty("homogeneous architectures", cases.Homogeneous, derived, theorems.Homogeneity)},
@@ -178,7 +180,7 @@ func Entries() (es []properties.Entry) {
 	return es
 }
 
-// firstBlockReversible reports whether a's model has a first parameter block
+// FirstBlockReversible reports whether a's model has a first parameter block
 // of at least 2 entries, whose reversal changes it (for a gradient with
 // distinct entries).
 func FirstBlockReversible(a cases.ArchCase) bool {

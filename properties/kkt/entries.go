@@ -43,13 +43,13 @@ type Plan struct{ Steps, Burst int }
 func (c KKTCase) Plan(r *properties.Runner) Plan {
 	switch c.family() {
 	case KKTLinear:
-		return Plan{cases.BudgetSteps(r, 200000), 1}
+		return Plan{r.Steps(200000), 1}
 	case KKTReLU:
-		return Plan{cases.BudgetSteps(r, 50000), 32}
+		return Plan{r.Steps(50000), 32}
 	case KKTQuad:
-		return Plan{cases.BudgetSteps(r, 200000), 1}
+		return Plan{r.Steps(200000), 1}
 	}
-	return Plan{cases.BudgetSteps(r, 50000), 1}
+	return Plan{r.Steps(50000), 1}
 }
 
 // kktRun is a cached run of a KKTCase. Every trajectory the family's
@@ -115,7 +115,7 @@ func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, erro
 			return nil, nil, err
 		}
 		θ := append([]float64(nil), b.Init...)
-		tr, err := cases.RecordRun(b.Obj, b.Fault.Optimizer(opt), θ, cases.BudgetSteps(r, flowSteps), 1, 1.2)
+		tr, err := cases.RecordRun(b.Obj, b.Fault.Optimizer(opt), θ, r.Steps(flowSteps), 1, 1.2)
 		return b, tr, err
 	})
 }
@@ -124,7 +124,7 @@ func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, erro
 // (cached like Trained): LL-C10's runs. A build failure is returned as a
 // buildError.
 func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps := cases.BudgetSteps(r, 20000)
+	steps := r.Steps(20000)
 	return cached(r, fmt.Sprintf("dense/%v/%d", c, steps), func() (*KKTBuilt, *train.Trajectory, error) {
 		b, err := c.Build()
 		if err != nil {
@@ -384,7 +384,7 @@ var hatOrders = []float64{0.5, 1, 2, 3}
 
 // String describes the point.
 func (h HatPoint) String() string {
-	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[cases.Pick(h.L, len(hatOrders))], h.R, math.Pow(10, h.Rho)) + properties.FaultSuffix(h.Fault)
+	return fmt.Sprintf("L=%g r=%.4g ρ=%.4g", hatOrders[properties.Pick(h.L, len(hatOrders))], h.R, math.Pow(10, h.Rho)) + properties.FaultSuffix(h.Fault)
 }
 
 // theta returns θ = ρ(r cos φ, r sin φ, √(1 − r²)) with φ = 1/(1 − r²).
@@ -406,7 +406,7 @@ func GenHat() properties.Gen[HatPoint] {
 func hatProperty(name string, variant models.HatVariant) properties.Property[HatPoint] {
 	return properties.Property[HatPoint]{Name: name, Gen: GenHat(), Check: func(r *properties.Runner, x HatPoint) theorems.Verdict {
 		h := x
-		m, err := models.NewMexicanHat(hatOrders[cases.Pick(h.L, len(hatOrders))], 1, variant)
+		m, err := models.NewMexicanHat(hatOrders[properties.Pick(h.L, len(hatOrders))], 1, variant)
 		if err != nil {
 			return theorems.Assumption("%v", err)
 		}
@@ -418,6 +418,8 @@ func hatProperty(name string, variant models.HatVariant) properties.Property[Hat
 	}}
 }
 
+// Entries returns the entries of catalog section C, unbound (suite.Entries
+// and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
 	kkt := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return theorems.KKTConvergence(b.Obj, tr, 0)

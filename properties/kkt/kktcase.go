@@ -45,7 +45,7 @@ type KKTCase struct {
 
 func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
 
-func (c KKTCase) LossOf() string { return []string{"exp", "logistic"}[cases.Pick(c.Loss, 2)] }
+func (c KKTCase) LossOf() string { return []string{"exp", "logistic"}[properties.Pick(c.Loss, 2)] }
 
 // arch returns the teacher's ArchCase (ArchCase.Spec gives the spec).
 func (c KKTCase) arch() cases.ArchCase {
@@ -152,7 +152,7 @@ func (c KKTCase) BuildWith(newGD func(lr float64) (train.Optimizer, error)) (*KK
 	return nil, fmt.Errorf("no stable step size for %v", c)
 }
 
-// pilotLR is the first step size Build tries. For the linear model it is
+// PilotLR is the first step size Build tries. For the linear model it is
 // 1, inside the step-size condition of Soudry et al. (2018, Thm 3) for the
 // logistic loss, η < 2/(β_ℓ σ²_max(X)) with β_ℓ = 1/4: the inputs are unit
 // vectors and N ≤ 8, so σ²_max(X) ≤ ‖X‖²_F = N ≤ 8 and the bound is ≥ 1 (for

@@ -421,6 +421,8 @@ func logDomainProperty(name string, g properties.Gen[FlowCase], plain bool) prop
 	}}
 }
 
+// Entries returns the entries of catalog section B, unbound (suite.Entries
+// and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
 	floor := separationFloor
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-A5"}, ForLoss: marginApproxForLoss,

@@ -39,7 +39,7 @@ type SeparatedCase struct {
 
 func (c SeparatedCase) WithFault(name string) any { c.Arch.Fault = name; return c }
 
-func (c SeparatedCase) loss() string { return c.Losses[cases.Pick(c.Loss, len(c.Losses))] }
+func (c SeparatedCase) loss() string { return c.Losses[properties.Pick(c.Loss, len(c.Losses))] }
 
 func (c SeparatedCase) arch() cases.ArchCase {
 	a := c.Arch
@@ -191,7 +191,7 @@ type FlowCase struct {
 
 func (c FlowCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: loss-underflow is drawn on smooth networks only. Its
+// FaultActs: loss-underflow is drawn on smooth networks only. Its
 // signature is a loss-based run that stalls near log 𝓛 ≈ −745, which
 // LL-K1's check decides on C² networks and reads as undecided on kinked
 // ones (LL's analysis of GD assumes C²: a stall at a kink is possible on
@@ -230,7 +230,7 @@ func (c FlowCase) loss() string {
 	if len(bin) == 0 {
 		return ""
 	}
-	return bin[cases.Pick(c.Loss, len(bin))]
+	return bin[properties.Pick(c.Loss, len(bin))]
 }
 
 // String describes the case.
@@ -396,14 +396,14 @@ func (c RateRunCase) spec() string {
 	if c.Spec != "" {
 		return c.Spec
 	}
-	return rateModels[cases.Pick(c.Model, len(rateModels))]
+	return rateModels[properties.Pick(c.Model, len(rateModels))]
 }
 func (c RateRunCase) loss() string {
 	ls := c.Losses
 	if len(ls) == 0 {
 		ls = []string{"exp", "logistic"}
 	}
-	return ls[cases.Pick(c.Loss, len(ls))]
+	return ls[properties.Pick(c.Loss, len(ls))]
 }
 
 // String describes the case.

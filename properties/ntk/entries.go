@@ -15,6 +15,8 @@ import (
 // the quick budget runs small widths and few seeds, IMPLICITBIAS_BUDGET=long
 // (verify --budget long) the full sweeps of docs/ntk.md.
 
+// Entries returns the entries of catalog section F, unbound (suite.Entries
+// and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-L3"}, Cases: 1, Sweep: true,
 		Claims: []properties.Prop{properties.Property[KernelSweepCase]{Name: "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
@@ -75,7 +77,7 @@ func Entries() (es []properties.Entry) {
 
 func gapCheck(r *properties.Runner, c GapSweepCase) theorems.Verdict { return c.check(r) }
 
-// kernelFigures draws ZD-L3's variance of the NTK Gram matrix against the
+// KernelFigures draws ZD-L3's variance of the NTK Gram matrix against the
 // width (log-log) with its fitted line and the slope −1 of the claim.
 func KernelFigures(r *properties.Runner) []theorems.Figure {
 	seed := r.Seed

@@ -47,7 +47,7 @@ const (
 	gapStopLog     = -46.0517 // log 1e-20
 )
 
-// size is the sweep at the run budget: one hidden layer up to width 512
+// Size is the sweep at the run budget: one hidden layer up to width 512
 // (cheap: (d+2)·d̃ parameters) and three seeds for the quick budget, two
 // hidden layers up to 4096 (16.8M parameters) and three seeds for the long
 // one.
@@ -76,7 +76,7 @@ func (c GapSweepCase) spec(r *properties.Runner, w any) string {
 	return s
 }
 
-// describe describes the case at r's budget; it is also the key of the
+// Describe describes the case at r's budget; it is also the key of the
 // sweep cache, so it names everything the runs depend on.
 func (c GapSweepCase) Describe(r *properties.Runner) string {
 	_, s := c.Size(r)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -25,7 +24,9 @@ type KernelSweepCase struct {
 
 func (c KernelSweepCase) WithFault(name string) any { c.Fault = name; return c }
 
-func (c KernelSweepCase) act() models.Activation { return ntkActs[cases.Pick(c.Act, len(ntkActs))] }
+func (c KernelSweepCase) act() models.Activation {
+	return ntkActs[properties.Pick(c.Act, len(ntkActs))]
+}
 
 // spec returns the network of width w ("W" in descriptions).
 func (c KernelSweepCase) spec(r *properties.Runner, w any) string {

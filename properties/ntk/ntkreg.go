@@ -79,7 +79,7 @@ func (c RegSweepCase) grid(r *properties.Runner) []float64 {
 	return regGrid
 }
 
-// describe describes the case at r's budget (and keys the sweep cache).
+// Describe describes the case at r's budget (and keys the sweep cache).
 func (c RegSweepCase) Describe(r *properties.Runner) string {
 	_, s := c.size(r)
 	mu := fmt.Sprintf("μ = %v·q_min λ_min", c.grid(r))
@@ -170,7 +170,7 @@ func (c RegSweepCase) job(r *properties.Runner, d ntkData, f faults.Fault, width
 	return out, nil
 }
 
-// riskBudget is ε = regRiskShare·(1/n)Σ½y_i², a share of the risk of the
+// RiskBudget is ε = regRiskShare·(1/n)Σ½y_i², a share of the risk of the
 // zero predictor (f^{(0)} = βb^L is within β|b^L| of it).
 func (c RegSweepCase) RiskBudget() float64 {
 	d := makeNTKData(c.Data, NTKN, NTKD, ntkTest, false)

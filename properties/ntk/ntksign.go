@@ -94,7 +94,7 @@ func (c SignSweepCase) grid(r *properties.Runner) []float64 {
 	return signGrid
 }
 
-// describe describes the case at r's budget (and keys the sweep cache).
+// Describe describes the case at r's budget (and keys the sweep cache).
 func (c SignSweepCase) Describe(r *properties.Runner) string {
 	_, s := c.size(r)
 	return fmt.Sprintf("%s, logistic, A1 schedule + (μ/2)‖θ − θ₀‖², μ = %v, widths %v, %d seeds, data seed %d, init seed %d", c.spec(r, "W"), c.grid(r), s.widths, s.seeds, c.Data, c.Init) + properties.FaultSuffix(c.Fault)

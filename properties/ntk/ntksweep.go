@@ -19,7 +19,6 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -42,7 +41,7 @@ var ntkActs = []models.Activation{models.ActTanh, models.ActGELU}
 
 func trainAct(r *properties.Runner, i int) models.Activation {
 	if r.Long() {
-		return ntkActs[cases.Pick(i, len(ntkActs))]
+		return ntkActs[properties.Pick(i, len(ntkActs))]
 	}
 	return models.ActTanh
 }

@@ -1,3 +1,9 @@
+// Package proptest holds what the property tests of every package under
+// properties/ share: the tests' Runner (its seed and budget from the
+// environment, its caches shared by the tests of one package, as in one
+// verify run) and Assert, which checks a catalog entry on verify's path.
+// A family's tests assert their own entries (Assert(t, Entries(), id));
+// package suite's tests the whole catalog.
 package proptest
 
 import (
@@ -13,16 +19,17 @@ import (
 	"github.com/leanovate/gopter"
 )
 
-// testSeed is the seed of the property tests: IMPLICITBIAS_SEED if set, a
+// Seed is the seed of the property tests: IMPLICITBIAS_SEED if set, a
 // fresh one in soak mode (IMPLICITBIAS_SOAK set), 1 otherwise (CI). A failing
 // property prints it.
 func Seed(t *testing.T) int64 {
 	return Runner(t).Seed
 }
 
-// sharedRunner is the Runner of one test process: its seed and budget come
-// from the environment, and its caches serve every test (LL-4.4, LL-A9,
-// LL-lin and LL-4.5 read the same training runs, as in one verify run).
+// sharedRunner is the Runner of one test process (one package's tests):
+// its seed and budget come from the environment, and its caches serve
+// every test (LL-4.4, LL-A9, LL-lin and LL-4.5 read the same training runs,
+// as in one verify run).
 var sharedRunner = sync.OnceValues(func() (*properties.Runner, error) {
 	seed := int64(1)
 	if s := os.Getenv("IMPLICITBIAS_SEED"); s != "" {
@@ -41,7 +48,7 @@ var sharedRunner = sync.OnceValues(func() (*properties.Runner, error) {
 	return properties.NewRunner(seed, b), nil
 })
 
-// testRunner returns the tests' Runner (IMPLICITBIAS_SEED, IMPLICITBIAS_SOAK,
+// Runner returns the tests' Runner (IMPLICITBIAS_SEED, IMPLICITBIAS_SOAK,
 // IMPLICITBIAS_BUDGET).
 func Runner(t *testing.T) *properties.Runner {
 	r, err := sharedRunner()
@@ -51,6 +58,9 @@ func Runner(t *testing.T) *properties.Runner {
 	return r
 }
 
+// EntryOf returns the runnable entry id among es (bound by
+// properties.Bind: catalog Info, fault controls), failing t when es has
+// none.
 func EntryOf(t *testing.T, es []properties.Entry, id string) properties.Entry {
 	for _, e := range properties.Bind(es) {
 		if e.ID == id {
@@ -61,7 +71,8 @@ func EntryOf(t *testing.T, es []properties.Entry, id string) properties.Entry {
 	return properties.Entry{}
 }
 
-// Assert checks the catalog entry id on the path `verify` runs
+// Assert checks the catalog entry id of es (unbound: a family's
+// Entries()) on the path `verify` runs
 // (Runner.Run): the same seeds, the same numbers of cases, the same rule
 // (Decide), each claim and each control that breaks a hypothesis as a
 // subtest. A conjecture's claims are counted, not asserted (they fail only
@@ -90,7 +101,7 @@ func Assert(t *testing.T, es []properties.Entry, id string) {
 	}
 }
 
-// runProperty runs p over n decided cases drawn from seed by Decide, the
+// RunProperty runs p over n decided cases drawn from seed by Decide, the
 // rule `verify` applies: an inconclusive verdict is neither a claim's pass
 // nor a control's catch; the case is replaced by a fresh one, at most
 // DiscardAllowance(n, p.Undecided) times, after which the property fails
@@ -116,7 +127,7 @@ func assertOutcome(t *testing.T, r *properties.Runner, p properties.Prop, o prop
 	}
 }
 
-// envRunner is testRunner for helpers without a *testing.T: the quick
+// EnvRunner is testRunner for helpers without a *testing.T: the quick
 // budget at seed 1 when the environment is malformed (testRunner reports
 // that).
 func EnvRunner() *properties.Runner {
@@ -126,7 +137,7 @@ func EnvRunner() *properties.Runner {
 	return properties.NewRunner(1, properties.Quick)
 }
 
-// drawCases draws n cases from g with the test's seed.
+// DrawCases draws n cases from g with the test's seed.
 func DrawCases(t *testing.T, g gopter.Gen, n int) []any {
 	params := gopter.DefaultGenParameters()
 	params.Rng.Seed(Seed(t))

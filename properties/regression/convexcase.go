@@ -133,7 +133,7 @@ func (c ConvexCase) String() string {
 
 func (c ConvexCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: f′'s branch fault acts on the margin (logistic) loss only,
+// FaultActs: f′'s branch fault acts on the margin (logistic) loss only,
 // heavy ball's on heavy ball (never: the runs are GD); the weights are
 // never uniform and the regularizer's centre never 0.
 func (c ConvexCase) FaultActs(name string) bool {

@@ -142,7 +142,7 @@ func (c RegularizedCase) String() string {
 
 func (c RegularizedCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: the uncentred gradient μθ equals μ(θ − θ₀) when θ₀ = 0; a
+// FaultActs: the uncentred gradient μθ equals μ(θ − θ₀) when θ₀ = 0; a
 // reweighting fault must change the static weights (as for
 // RegressionCase).
 func (c RegularizedCase) FaultActs(name string) bool {
@@ -358,6 +358,8 @@ func fig1Property(name string, opt int, pairs properties.Gen[DigitPair]) propert
 	}}
 }
 
+// Entries returns the entries of catalog section D, unbound (suite.Entries
+// and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-T1"}, Cases: 100, Figures: grwDistanceFigures,
 		Claims: []properties.Prop{

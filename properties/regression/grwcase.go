@@ -66,7 +66,7 @@ func (c RegressionCase) String() string {
 
 func (c RegressionCase) WithFault(name string) any { c.Fault = name; return c }
 
-// faultActs: heavy ball's fault acts on heavy-ball runs only, a
+// FaultActs: heavy ball's fault acts on heavy-ball runs only, a
 // reweighting fault on the cases whose first weights it changes (ignoring
 // or squaring uniform weights — ERM, IW with equal groups, Group DRO with
 // one group — does nothing).

@@ -17,7 +17,7 @@ import (
 // -run` then runs no test and passes (the docs named TestSectionFFaultPower
 // for a stop after it was folded into TestFaultPower).
 func TestDocsNameTests(t *testing.T) {
-	root := ".."
+	root := "../.."
 	decl := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)[A-Za-z0-9_]*)\(`)
 	var funcs []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -126,7 +126,7 @@ var faultOpen = map[string]string{}
 // that declare it in catalog order. A pair added to or dropped from an
 // entry without the table fails here.
 func TestTrustTableMatchesEntries(t *testing.T) {
-	b, err := os.ReadFile("../docs/trust.md")
+	b, err := os.ReadFile("../../docs/trust.md")
 	if err != nil {
 		t.Fatal(err)
 	}

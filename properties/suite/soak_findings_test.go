@@ -312,7 +312,7 @@ func TestFlowCaseNoBinaryLoss(t *testing.T) {
 // 1795342569138253 panicked on LossCase.Loss = −2).
 func TestPickNegative(t *testing.T) {
 	for _, c := range []struct{ i, n, want int }{{-2, 5, 3}, {-5, 5, 0}, {7, 5, 2}, {0, 3, 0}, {-1, 2, 1}} {
-		if got := cases.Pick(c.i, c.n); got != c.want {
+		if got := properties.Pick(c.i, c.n); got != c.want {
 			t.Errorf("pick(%d, %d) = %d, want %d", c.i, c.n, got, c.want)
 		}
 	}
