@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"sort"
 
 	"github.com/leanovate/gopter"
 
@@ -40,35 +39,6 @@ type Entry struct {
 	// runs as many cases as the claims.
 	Sweep bool
 }
-
-// Budget scales the number of cases (and, for asymptotic checks, the run
-// lengths).
-type Budget int
-
-const (
-	// Quick is the default budget of `go test` and `verify`.
-	Quick Budget = iota
-	// Standard runs more cases.
-	Standard
-	// Long runs the asymptotic versions.
-	Long
-)
-
-// ParseBudget reads quick, standard or long.
-func ParseBudget(s string) (Budget, error) {
-	switch s {
-	case "quick", "":
-		return Quick, nil
-	case "standard":
-		return Standard, nil
-	case "long":
-		return Long, nil
-	}
-	return Quick, fmt.Errorf("unknown budget %q (want quick, standard, long)", s)
-}
-
-// String returns the budget's name.
-func (b Budget) String() string { return [...]string{"quick", "standard", "long"}[b] }
 
 // cases returns the number of cases of each claim of e at budget b.
 func (e Entry) cases(b Budget) int {
@@ -108,31 +78,6 @@ func (r *Runner) RunClaim(ctx context.Context, e Entry, i int) Outcome {
 func (r *Runner) RunControl(ctx context.Context, e Entry, i int) Outcome {
 	p := e.Controls[i]
 	return Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
-}
-
-// Bind returns the entries of the families fs in catalog order, each with
-// its catalog Info and its fault controls (FaultControls, one per
-// Entry.Faults) appended: the runnable entries. The suite binds every
-// family (suite.Entries); a family's tests bind its own (proptest.Assert).
-func Bind(fs ...[]Entry) []Entry {
-	order := map[string]int{}
-	for i, c := range theorems.Catalog() {
-		order[c.ID] = i
-	}
-	var es []Entry
-	for _, f := range fs {
-		es = append(es, f...)
-	}
-	for i := range es {
-		info, ok := theorems.Lookup(es[i].ID)
-		if !ok {
-			panic("properties: entry " + es[i].ID + " is not in the catalog")
-		}
-		es[i].Info = info
-		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), FaultControls(es[i])...)
-	}
-	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
-	return es
 }
 
 // Sample draws n cases from g, deterministically for a seed.
@@ -193,12 +138,6 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 	return res
 }
 
-// Caught reports whether a negative control's verdict shows the check's
-// power: violated or assumption-failed.
-func Caught(v theorems.Verdict) bool {
-	return v.Status == theorems.Violated || v.Status == theorems.AssumptionFailed
-}
-
 func merge(dst *theorems.Summary, s theorems.Summary) {
 	if s.Cases > 0 && (dst.Cases == 0 || theorems.Worse(s.Worst, dst.Worst)) {
 		dst.Worst, dst.WorstCase = s.Worst, s.WorstCase
@@ -213,4 +152,15 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	dst.Violated += s.Violated
 	dst.Inconclusive += s.Inconclusive
 	dst.AssumptionFailed += s.AssumptionFailed
+}
+
+// FaultControl is one engine fault an entry's check must catch, and why
+// it must (issue 18): the fault is planted in the entry's cases and the
+// check must report violated on at least faults.MinPower of them.
+type FaultControl struct {
+	Fault string // the fault's name in faults.Registry
+	Why   string
+	// On, when set, is a part of the name of the entry's claim whose cases
+	// carry the fault (default: its first claim that takes faults).
+	On string
 }

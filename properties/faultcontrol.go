@@ -2,26 +2,15 @@ package properties
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/leanovate/gopter"
 
 	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
-
-// Faultable is a case that can carry a planted engine fault (package
-// faults): its training code applies the fault named by its Fault field.
-type Faultable interface {
-	WithFault(name string) any
-}
-
-// faultScoped is a faultable case on which some faults act only for some
-// cases (heavy ball's fault on heavy-ball runs): the pair draws only the
-// cases where the fault acts.
-type faultScoped interface {
-	FaultActs(name string) bool
-}
 
 // FaultSuffix is the part of a case's description that names its fault.
 func FaultSuffix(name string) string {
@@ -76,17 +65,6 @@ func acceptsFaults(g gopter.Gen) bool {
 	}
 	_, ok := cs[0].(Faultable)
 	return ok
-}
-
-// FaultControl is one engine fault an entry's check must catch, and why
-// it must (issue 18): the fault is planted in the entry's cases and the
-// check must report violated on at least faults.MinPower of them.
-type FaultControl struct {
-	Fault string // the fault's name in faults.Registry
-	Why   string
-	// On, when set, is a part of the name of the entry's claim whose cases
-	// carry the fault (default: its first claim that takes faults).
-	On string
 }
 
 // FaultPair is one declared (fault, claim) pair: an entry's FaultControl
@@ -174,4 +152,38 @@ func Plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objec
 		opt = f.Optimizer(opt)
 	}
 	return f.Objective(obj), opt, nil
+}
+
+// Bind returns the entries of the families fs in catalog order, each with
+// its catalog Info and its fault controls (FaultControls, one per
+// Entry.Faults) appended: the runnable entries. The suite binds every
+// family (suite.Entries); a family's tests bind its own (proptest.Assert).
+func Bind(fs ...[]Entry) []Entry {
+	order := map[string]int{}
+	for i, c := range theorems.Catalog() {
+		order[c.ID] = i
+	}
+	var es []Entry
+	for _, f := range fs {
+		es = append(es, f...)
+	}
+	for i := range es {
+		info, ok := theorems.Lookup(es[i].ID)
+		if !ok {
+			panic("properties: entry " + es[i].ID + " is not in the catalog")
+		}
+		es[i].Info = info
+		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), FaultControls(es[i])...)
+	}
+	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
+	return es
+}
+
+// planted returns the fault control of p with f (faultProperty) when p's
+// cases carry faults.
+func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
+	if !acceptsFaults(gopter.Gen(p.Gen)) {
+		return nil, false
+	}
+	return FaultProperty(p, f), true
 }

@@ -121,15 +121,6 @@ func (p Property[C]) Accepts(c any) bool {
 	return ok
 }
 
-// planted returns the fault control of p with f (faultProperty) when p's
-// cases carry faults.
-func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
-	if !acceptsFaults(gopter.Gen(p.Gen)) {
-		return nil, false
-	}
-	return FaultProperty(p, f), true
-}
-
 // CaughtBy reports whether a control's verdict shows the check's power:
 // violated for a fault control, violated or assumption-failed for a
 // control that breaks a hypothesis.
@@ -154,4 +145,23 @@ func Drops[C any](key string, p Property[C]) Property[C] {
 func Undecided[C any](p Property[C], r Rate) Property[C] {
 	p.Undecided = r
 	return p
+}
+
+// Caught reports whether a negative control's verdict shows the check's
+// power: violated or assumption-failed.
+func Caught(v theorems.Verdict) bool {
+	return v.Status == theorems.Violated || v.Status == theorems.AssumptionFailed
+}
+
+// Faultable is a case that can carry a planted engine fault (package
+// faults): its training code applies the fault named by its Fault field.
+type Faultable interface {
+	WithFault(name string) any
+}
+
+// faultScoped is a faultable case on which some faults act only for some
+// cases (heavy ball's fault on heavy-ball runs): the pair draws only the
+// cases where the fault acts.
+type faultScoped interface {
+	FaultActs(name string) bool
 }

@@ -128,3 +128,30 @@ func Describe(r *Runner, v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// SweepJobs runs the n jobs of the sweep of case c in parallel through r's
+// store (storedJob): at(j) names job j's width and seed, job computes it.
+// It returns the results in job order and, when some job belongs to
+// another shard, ErrSweepIncomplete (incomplete); the first job error
+// alone otherwise.
+func SweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	have := make([]bool, n)
+	errs := make([]error, n)
+	RunParallel(n, func(j int) {
+		w, seed := at(j)
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, incomplete(r.Store, c.Describe(r), have)
+}
+
+// jobKey names job (width, seed) of a case (its description at r's
+// budget) at r's budget.
+func jobKey(r *Runner, c describer, width int, seed uint64) string {
+	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.Describe(r), r.Budget, width, seed)
+}

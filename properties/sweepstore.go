@@ -113,27 +113,6 @@ func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error
 	return res, true, nil
 }
 
-// SweepJobs runs the n jobs of the sweep of case c in parallel through r's
-// store (storedJob): at(j) names job j's width and seed, job computes it.
-// It returns the results in job order and, when some job belongs to
-// another shard, ErrSweepIncomplete (incomplete); the first job error
-// alone otherwise.
-func SweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
-	out := make([]T, n)
-	have := make([]bool, n)
-	errs := make([]error, n)
-	RunParallel(n, func(j int) {
-		w, seed := at(j)
-		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, incomplete(r.Store, c.Describe(r), have)
-}
-
 // incomplete returns ErrSweepIncomplete with the counts when some job is
 // missing, nil otherwise.
 func incomplete(s *SweepStore, what string, have []bool) error {
@@ -147,12 +126,6 @@ func incomplete(s *SweepStore, what string, have []bool) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %d of the %d jobs of %s are in %s (this is shard %d/%d); run the other shards, then verify with the store and no --sweep-shard", ErrSweepIncomplete, k, len(have), what, s.dir, s.shard, s.shards)
-}
-
-// jobKey names job (width, seed) of a case (its description at r's
-// budget) at r's budget.
-func jobKey(r *Runner, c describer, width int, seed uint64) string {
-	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.Describe(r), r.Budget, width, seed)
 }
 
 // RunParallel runs jobs 0 … n−1 on GOMAXPROCS goroutines. Every job writes

@@ -32,7 +32,7 @@ var classLossNames = []string{"exp", "logistic", "poly", cases.LinPolyControlTai
 
 // SchemeRandomIW is the importance weighting of XY: static weights drawn
 // log-uniformly in [1/M, M] (M from the case), beyond the GRW schemes of
-// grwcase.go.
+// package cases (schemes.go).
 const SchemeRandomIW = cases.NumSchemes + 1
 
 // ClassCase is a generated linearly separable binary problem for the
@@ -46,7 +46,7 @@ type ClassCase struct {
 	Extra  int // D = N + Extra (independent) or 2 + Extra (general)
 	Indep  bool
 	Loss   int // LossExp, LossLogistic, LossPoly
-	Scheme int // a scheme of grwcase.go or SchemeRandomIW
+	Scheme int // a scheme of package cases or SchemeRandomIW
 	Param  float64
 	LogM   float64 // log M ∈ [log 2, log 10] of SchemeRandomIW
 	Seed   uint64

@@ -35,7 +35,7 @@ func (p only2D) Generator(r *properties.Runner) gopter.Gen { return p.Prop.Gener
 // engine fault planted in a claim's cases (ENG-grad's backward-first-block
 // and fprime-branch, LL-B3's and LL-B3m's degree-plus-one) is violated on
 // ≥ 95% of its valid cases; and ENG-grad's "wrong backward pass" control
-// (section_a.go), whose first block must have ≥ 2 entries. The entries'
+// (entries.go), whose first block must have ≥ 2 entries. The entries'
 // own tests draw these cases among the others; this one makes sure a 2-D
 // CNN failure cannot hide in the mix. Measured at 300 2-D cases per
 // property (150 for ENG-grad, LL-B4, LL-A5, LL-5.1): every claim held and

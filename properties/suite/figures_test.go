@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestFigureFuncs: the figures of the trajectory entries (figures.go) draw
+// TestFigureFuncs: the figures of the trajectory entries (each family's figures.go) draw
 // at least one non-empty series each. Sections E and F draw theirs from
 // long runs and sweeps (TestNTKFigures checks section F's builders).
 func TestFigureFuncs(t *testing.T) {
