@@ -16,10 +16,11 @@
 // Cases are KKTCase (GenKKT: a linear, deep linear, two-layer ReLU or x²
 // network on teacher data from cases.DataCase, exponential or logistic
 // loss) and the points PointKKTCase and HatPoint. Every trajectory a claim
-// judges comes from the runner's cache "kktRuns" through one source
-// (entries.go): stepRun (GD along StepPlan: LL-4.4, LL-A9, LL-4.5),
-// planRun (GD along Plan: LL-lin, LL-4.5's control, the figure), flowRun
-// (the flows) and dense (LL-C10), each built once per case and budget.
+// judges comes from one place (entries.go): stepRun (GD along StepPlan:
+// LL-4.4, LL-A9, LL-4.5), planRun (GD along Plan: LL-lin, LL-4.5's
+// control, the figure) and flowRun (the flows), each built once per case
+// and budget in the runner's cache "kktRuns", and dense (LL-C10's densely
+// recorded runs, which no other claim reads and which are not kept).
 // LL-4.4 and LL-A9 differ only in their check and are one literal
 // (trajectoryEntry). The controls move along a fixed direction, add
 // biases, change the tail; the fault controls plant a preconditioner and

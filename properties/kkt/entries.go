@@ -57,7 +57,8 @@ func (c KKTCase) Plan(r *properties.Runner) Plan {
 // sources below, built once per case and budget: LL-4.4, LL-A9 and LL-4.5
 // read the same GD runs (stepRun) and flows (flowRun), LL-lin and the
 // figures the GD runs of Plan (planRun, the same runs as stepRun's on ReLU
-// nets), LL-C10 its densely recorded runs (denseRun).
+// nets). LL-C10's densely recorded runs (dense) are read by its claim
+// alone and are not kept.
 type kktRun struct {
 	b  *KKTBuilt
 	tr *train.Trajectory
@@ -96,9 +97,9 @@ func Trained(r *properties.Runner, c KKTCase, p Plan) (*KKTBuilt, *train.Traject
 	})
 }
 
-// flowed builds c and integrates its gradient flow (cached like trained):
+// flowed builds c and integrates its gradient flow (cached like Trained):
 // flowSteps accepted Dormand–Prince steps (train's "flow", tolerance
-// flowTol), records at steps growing by 1.2×. The flow reaches losses far
+// cases.FlowTol), records at steps growing by 1.2×. The flow reaches losses far
 // below what constant-step GD reaches in the same budget (LL Thm A.8 is
 // stated for the flow), but only nets with a continuous gradient are
 // integrated: a ReLU flow slides along kinks and an explicit integrator
@@ -120,21 +121,20 @@ func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, erro
 	})
 }
 
-// dense builds c and runs GD recording a 16-step window every 200 steps
-// (cached like Trained): LL-C10's runs. A build failure is returned as a
-// buildError.
+// dense builds c and runs GD recording a 16-step window every 200 steps:
+// LL-C10's runs. They are not cached: no other claim reads them, and their
+// records grow linearly with the run (10³ windows of 16 steps at the long budget),
+// where the cached runs' grow with its logarithm. A build failure is
+// returned as a buildError.
 func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
-	steps := r.Steps(20000)
-	return cached(r, fmt.Sprintf("dense/%v/%d", c, steps), func() (*KKTBuilt, *train.Trajectory, error) {
-		b, err := c.Build()
-		if err != nil {
-			return nil, nil, buildError{err}
-		}
-		gd, _ := train.NewGD(b.LR)
-		θ := append([]float64(nil), b.Init...)
-		tr, err := cases.DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, steps, 200, 16)
-		return b, tr, err
-	})
+	b, err := c.Build()
+	if err != nil {
+		return nil, nil, buildError{err}
+	}
+	gd, _ := train.NewGD(b.LR)
+	θ := append([]float64(nil), b.Init...)
+	tr, err := cases.DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, r.Steps(20000), 200, 16)
+	return b, tr, err
 }
 
 // buildError is a case that does not build (dense tells it from a run
