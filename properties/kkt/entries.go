@@ -123,9 +123,9 @@ func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, erro
 
 // dense builds c and runs GD recording a 16-step window every 200 steps:
 // LL-C10's runs. They are not cached: no other claim reads them, and their
-// records grow linearly with the run (10³ windows of 16 steps at the long budget),
-// where the cached runs' grow with its logarithm. A build failure is
-// returned as a buildError.
+// records grow linearly with the run (10³ windows of 16 steps at the long
+// budget), where the cached runs' grow with its logarithm. A build failure
+// is returned as a buildError.
 func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	b, err := c.Build()
 	if err != nil {
