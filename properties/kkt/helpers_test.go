@@ -3,7 +3,6 @@ package kkt
 import (
 	"testing"
 
-	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/proptest"
 )
 
@@ -12,10 +11,4 @@ import (
 func Assert(t *testing.T, id string) {
 	t.Helper()
 	proptest.Assert(t, Entries(), id)
-}
-
-// entry returns the runnable entry id of this family.
-func entry(t *testing.T, id string) properties.Entry {
-	t.Helper()
-	return proptest.EntryOf(t, Entries(), id)
 }
