@@ -17,7 +17,7 @@ import (
 
 // TestRegistry: names are unique and every fault says what it breaks. The
 // claims each fault must break are declared by the entries
-// (properties.TestEntryFaults).
+// (properties/suite's TestEntryFaults).
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range faults.Registry() {

@@ -5,7 +5,7 @@ import (
 )
 
 // ntkFaults lists the faults of the NTK network of catalog section F. The
-// sweeps build the network through Fault.Model (properties.buildNTK), so
+// sweeps build the network through Fault.Model (properties/ntk's buildNTK), so
 // the kernel Θ^{(0)}, the linearization and every run are the faulty
 // network's, as in an engine with the bug.
 func ntkFaults() []Fault {

@@ -114,7 +114,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, 4*n, o.Invalid, o.Refused)
 				return o
 			}
-			if c, ok := v.(faultable); ok && p.Verdict(r, c.withFault("")).Status != theorems.Holds {
+			if c, ok := v.(Faultable); ok && p.Verdict(r, c.WithFault("")).Status != theorems.Holds {
 				o.Invalid++
 				continue
 			}
@@ -123,7 +123,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 				o.Refused++
 				continue
 			}
-			o.Summary.Add(ver, describe(r, v))
+			o.Summary.Add(ver, Describe(r, v))
 			decided++
 			if !want(ver) {
 				if o.Misses++; first == nil {
@@ -133,7 +133,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 			continue
 		}
 		ver := p.Verdict(r, v)
-		o.Summary.Add(ver, describe(r, v))
+		o.Summary.Add(ver, Describe(r, v))
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {
 				o.GaveUp = true
@@ -161,7 +161,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 			if first.res.Sieve != nil && !first.res.Sieve(w) {
 				continue // outside the generator's filter (a fault's scope)
 			}
-			if c, ok := w.(faultable); power && ok && p.Verdict(r, c.withFault("")).Status != theorems.Holds {
+			if c, ok := w.(Faultable); power && ok && p.Verdict(r, c.WithFault("")).Status != theorems.Holds {
 				continue // not a valid case of the fault control
 			}
 			if wv := p.Verdict(r, w); wv.Status != theorems.Inconclusive && !want(wv) {
@@ -172,7 +172,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 		}
 	}
 	o.Shrunk, o.Verdict = v, ver
-	o.Failed = fmt.Sprintf("%s (shrunk %d times from %s): %s", describe(r, v), shrinks, describe(r, first.v), ver)
+	o.Failed = fmt.Sprintf("%s (shrunk %d times from %s): %s", Describe(r, v), shrinks, Describe(r, first.v), ver)
 	return o
 }
 

@@ -2,47 +2,36 @@ package properties
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/leanovate/gopter"
 
 	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// faultable is a case that can carry a planted engine fault (package
-// faults): its training code applies the fault named by its Fault field.
-type faultable interface {
-	withFault(name string) any
-}
-
-// faultScoped is a faultable case on which some faults act only for some
-// cases (heavy ball's fault on heavy-ball runs): the pair draws only the
-// cases where the fault acts.
-type faultScoped interface {
-	faultActs(name string) bool
-}
-
-// faultSuffix is the part of a case's description that names its fault.
-func faultSuffix(name string) string {
+// FaultSuffix is the part of a case's description that names its fault.
+func FaultSuffix(name string) string {
 	if name == "" {
 		return ""
 	}
 	return " fault=" + name
 }
 
-// withFault maps g's cases (and their shrunk variants) to the same cases
+// WithFault maps g's cases (and their shrunk variants) to the same cases
 // with the fault planted.
-func withFault[C any](g Gen[C], name string) Gen[C] {
+func WithFault[C any](g Gen[C], name string) Gen[C] {
 	set := func(v any) any {
-		if c, ok := v.(faultable); ok {
-			return c.withFault(name)
+		if c, ok := v.(Faultable); ok {
+			return c.WithFault(name)
 		}
 		return v
 	}
 	h := gopter.Gen(g).SuchThat(func(v any) bool {
 		c, ok := v.(faultScoped)
-		return !ok || c.faultActs(name)
+		return !ok || c.FaultActs(name)
 	})
 	return Gen[C](h.MapResult(func(r *gopter.GenResult) *gopter.GenResult {
 		v, ok := r.Retrieve()
@@ -70,23 +59,12 @@ func withFault[C any](g Gen[C], name string) Gen[C] {
 
 // acceptsFaults reports whether g's cases carry a fault: it draws one.
 func acceptsFaults(g gopter.Gen) bool {
-	cs := sample(g, 1, 1)
+	cs := SampleAny(g, 1, 1)
 	if len(cs) == 0 {
 		return false
 	}
-	_, ok := cs[0].(faultable)
+	_, ok := cs[0].(Faultable)
 	return ok
-}
-
-// FaultControl is one engine fault an entry's check must catch, and why
-// it must (issue 18): the fault is planted in the entry's cases and the
-// check must report violated on at least faults.MinPower of them.
-type FaultControl struct {
-	Fault string // the fault's name in faults.Registry
-	Why   string
-	// On, when set, is a part of the name of the entry's claim whose cases
-	// carry the fault (default: its first claim that takes faults).
-	On string
 }
 
 // FaultPair is one declared (fault, claim) pair: an entry's FaultControl
@@ -114,13 +92,13 @@ func FaultPairs(es []Entry) []FaultPair {
 	return ps
 }
 
-// faultControls returns e's fault controls: for every fault of e.Faults,
+// FaultControls returns e's fault controls: for every fault of e.Faults,
 // in its order, the first claim (whose name contains On) whose cases
 // carry a fault, run with the fault planted. A fault control is caught
 // only by violated (Property.Fault): a broken engine must be refuted by
 // the check's statistic, not stopped by an assumption. A name that is not
 // a registered fault is a defect of the entry literal (TestEntryFaults).
-func faultControls(e Entry) []Prop {
+func FaultControls(e Entry) []Prop {
 	var out []Prop
 	for _, fc := range e.Faults {
 		f, err := faults.Lookup(fc.Fault)
@@ -140,24 +118,24 @@ func faultControls(e Entry) []Prop {
 	return out
 }
 
-// faultProperty is the claim p run with the fault f planted in its cases:
+// FaultProperty is the claim p run with the fault f planted in its cases:
 // a fault control.
-func faultProperty[C any](p Property[C], f faults.Fault) Property[C] {
+func FaultProperty[C any](p Property[C], f faults.Fault) Property[C] {
 	return Property[C]{
 		Name:  fmt.Sprintf("fault %s (%s): %s", f.Name, f.Component, f.Effect),
 		Drops: "fault:" + f.Name,
-		Gen:   withFault(p.Gen, f.Name),
-		GenAt: func(r *Runner) Gen[C] { return withFault(p.gen(r), f.Name) },
+		Gen:   WithFault(p.Gen, f.Name),
+		GenAt: func(r *Runner) Gen[C] { return WithFault(p.gen(r), f.Name) },
 		Check: p.Check,
 		Fault: f.Name,
 	}
 }
 
-// plant returns obj and opt with the fault called name planted (the
+// Plant returns obj and opt with the fault called name planted (the
 // objective rebuilt on the fault's model and loss, its regularizer kept;
 // the reweighting or regularizer bug set; the optimizer wrapped). The
 // empty name returns them unchanged.
-func plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objective, train.Optimizer, error) {
+func Plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objective, train.Optimizer, error) {
 	f, err := faults.Lookup(name)
 	if err != nil || f.None() {
 		return obj, opt, err
@@ -174,4 +152,38 @@ func plant(name string, obj *train.Objective, opt train.Optimizer) (*train.Objec
 		opt = f.Optimizer(opt)
 	}
 	return f.Objective(obj), opt, nil
+}
+
+// Bind returns the entries of the families fs in catalog order, each with
+// its catalog Info and its fault controls (FaultControls, one per
+// Entry.Faults) appended: the runnable entries. The suite binds every
+// family (suite.Entries); a family's tests bind its own (proptest.Assert).
+func Bind(fs ...[]Entry) []Entry {
+	order := map[string]int{}
+	for i, c := range theorems.Catalog() {
+		order[c.ID] = i
+	}
+	var es []Entry
+	for _, f := range fs {
+		es = append(es, f...)
+	}
+	for i := range es {
+		info, ok := theorems.Lookup(es[i].ID)
+		if !ok {
+			panic("properties: entry " + es[i].ID + " is not in the catalog")
+		}
+		es[i].Info = info
+		es[i].Controls = append(append([]Prop(nil), es[i].Controls...), FaultControls(es[i])...)
+	}
+	sort.SliceStable(es, func(i, j int) bool { return order[es[i].ID] < order[es[j].ID] })
+	return es
+}
+
+// planted returns the fault control of p with f (faultProperty) when p's
+// cases carry faults.
+func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
+	if !acceptsFaults(gopter.Gen(p.Gen)) {
+		return nil, false
+	}
+	return FaultProperty(p, f), true
 }

@@ -24,12 +24,12 @@ func (g Gen[C]) SuchThat(f func(C) bool) Gen[C] { return Gen[C](gopter.Gen(g).Su
 // Map transforms every case (and every shrunk one) by f.
 func (g Gen[C]) Map(f func(C) C) Gen[C] { return Gen[C](gopter.Gen(g).Map(f)) }
 
-// structOf generates cases of the struct type C by gopter's gen.Struct,
+// StructOf generates cases of the struct type C by gopter's gen.Struct,
 // one generator per field. A key that names no field of C panics when the
 // generator is built (every entry's generators are built by Entries(), so
 // any test finds it): gopter would skip the key silently and leave the
 // field zero.
-func structOf[C any](fields map[string]gopter.Gen) Gen[C] {
+func StructOf[C any](fields map[string]gopter.Gen) Gen[C] {
 	t := reflect.TypeOf(*new(C))
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -87,7 +87,7 @@ type Prop interface {
 	// fault control), false when its cases carry no fault.
 	planted(f faults.Fault) (Prop, bool)
 	// accepts reports whether c is a case of the property's type.
-	accepts(c any) bool
+	Accepts(c any) bool
 }
 
 // Meta returns p's name, hypothesis key, declared rate and fault.
@@ -116,18 +116,9 @@ func (p Property[C]) Verdict(r *Runner, c any) theorems.Verdict {
 	return p.Check(r, x)
 }
 
-func (p Property[C]) accepts(c any) bool {
+func (p Property[C]) Accepts(c any) bool {
 	_, ok := c.(C)
 	return ok
-}
-
-// planted returns the fault control of p with f (faultProperty) when p's
-// cases carry faults.
-func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
-	if !acceptsFaults(gopter.Gen(p.Gen)) {
-		return nil, false
-	}
-	return faultProperty(p, f), true
 }
 
 // CaughtBy reports whether a control's verdict shows the check's power:
@@ -138,4 +129,39 @@ func (m Meta) CaughtBy(v theorems.Verdict) bool {
 		return v.Status == theorems.Violated
 	}
 	return Caught(v)
+}
+
+func BuildFailed(err error) theorems.Verdict {
+	return theorems.Assumption("case does not build: %v", err)
+}
+
+// Drops names the hypothesis a negative control breaks (for verify --hunt).
+func Drops[C any](key string, p Property[C]) Property[C] {
+	p.Drops = key
+	return p
+}
+
+// Undecided returns p with its measured rate of inconclusive cases.
+func Undecided[C any](p Property[C], r Rate) Property[C] {
+	p.Undecided = r
+	return p
+}
+
+// Caught reports whether a negative control's verdict shows the check's
+// power: violated or assumption-failed.
+func Caught(v theorems.Verdict) bool {
+	return v.Status == theorems.Violated || v.Status == theorems.AssumptionFailed
+}
+
+// Faultable is a case that can carry a planted engine fault (package
+// faults): its training code applies the fault named by its Fault field.
+type Faultable interface {
+	WithFault(name string) any
+}
+
+// faultScoped is a faultable case on which some faults act only for some
+// cases (heavy ball's fault on heavy-ball runs): the pair draws only the
+// cases where the fault acts.
+type faultScoped interface {
+	FaultActs(name string) bool
 }

@@ -3,10 +3,6 @@ package properties
 import (
 	"fmt"
 	"sync"
-
-	"github.com/implicitbias/implicitbias/theorems/grwclass"
-	"github.com/implicitbias/implicitbias/theorems/ntk"
-	"github.com/implicitbias/implicitbias/train"
 )
 
 // Runner holds what a run of the properties depends on besides its cases:
@@ -24,7 +20,7 @@ type Runner struct {
 	// control i from Seed + 1000 + i.
 	Seed int64
 	// Budget sets the number of cases (Entry.cases) and the run lengths of
-	// the asymptotic checks (runLengths, budgetSteps, the sweeps' sizes).
+	// the asymptotic checks (runLengths, Runner.Steps, the sweeps' sizes).
 	Budget Budget
 	// Figures asks Run for the entries' own figures.
 	Figures bool
@@ -32,24 +28,39 @@ type Runner struct {
 	// (sweepstore.go).
 	Store *SweepStore
 
-	// The caches of runs read by more than one entry or figure, keyed by
-	// the case's full description and, where the run depends on it, the
-	// budget.
-	kktRuns    memo[kktRun]                // LL-4.4, LL-A9, LL-lin, LL-4.5 (section_c.go)
-	classRuns  memo[*train.Trajectory]     // ZD-T7, ZD-T8, docs/grwclass.md (grwclasscase.go)
-	ladders    memo[[]grwclass.RegOptimum] // XY-P3, XY-C1 (weakregcase.go)
-	kernelRuns memo[[]ntk.KernelWidth]     // ZD-L3 and its figure (ntkkernel.go)
-	gapRuns    memo[[]ntk.GapRun]          // ZD-T4/L5 (ntkgap.go)
-	regRuns    memo[[]ntk.RegRun]          // ZD-T6 (ntkreg.go)
-	signRuns   memo[[]ntk.SignRun]         // ZD-T9 (ntksign.go)
+	// caches holds the caches of runs read by more than one entry or
+	// figure (Cache), by name: each family names its own, keyed by the
+	// case's full description and, where the run depends on it, the budget
+	// (the KKT runs of LL-4.4, LL-A9, LL-C10, LL-lin and LL-4.5; the
+	// classification runs of ZD-T7, ZD-T8; the ladders of XY-P3, XY-C1; the
+	// NTK sweeps of section F).
+	caches sync.Map // string → *memo[T]
 }
 
 // NewRunner returns a runner at seed and budget, with no sweep store and
 // empty caches.
 func NewRunner(seed int64, b Budget) *Runner { return &Runner{Seed: seed, Budget: b} }
 
-// long reports whether the long runs are asked for.
-func (r *Runner) long() bool { return r.Budget == Long }
+// Steps returns quick, or 10·quick at the long budget: trajectory
+// properties then train 10× longer (the asymptotic versions of the checks)
+// and add the slow x² networks; `go test ./...` runs the quick budget.
+func (r *Runner) Steps(quick int) int {
+	if r.Long() {
+		return 10 * quick
+	}
+	return quick
+}
+
+// Long reports whether the long runs are asked for.
+func (r *Runner) Long() bool { return r.Budget == Long }
+
+// Cache returns r's cache called name, of values of type T, empty on
+// first use. A name is one family's: the same name with another T panics
+// (a defect of the caller, found by any test of the entry).
+func Cache[T any](r *Runner, name string) *memo[T] {
+	c, _ := r.caches.LoadOrStore(name, &memo[T]{})
+	return c.(*memo[T])
+}
 
 // memo caches results by key; concurrent callers of one key wait for the
 // first computation. The cached values are shared: callers must not modify
@@ -65,10 +76,10 @@ type memoEntry[T any] struct {
 	err  error
 }
 
-// get returns the value under key, computed by f on first use. Errors are
+// Get returns the value under key, computed by f on first use. Errors are
 // not kept: the next caller computes again (a sweep incomplete on one
 // shard may be complete once the store has the other shards' jobs).
-func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
+func (c *memo[T]) Get(key string, f func() (T, error)) (T, error) {
 	e := c.entry(key)
 	e.once.Do(func() { e.v, e.err = f() })
 	if e.err != nil {
@@ -81,9 +92,9 @@ func (c *memo[T]) get(key string, f func() (T, error)) (T, error) {
 	return e.v, e.err
 }
 
-// getKept is get keeping errors too: f is deterministic for its key, so a
+// GetKept is get keeping errors too: f is deterministic for its key, so a
 // failed run fails again and is not repeated.
-func (c *memo[T]) getKept(key string, f func() (T, error)) (T, error) {
+func (c *memo[T]) GetKept(key string, f func() (T, error)) (T, error) {
 	e := c.entry(key)
 	e.once.Do(func() { e.v, e.err = f() })
 	return e.v, e.err
@@ -106,17 +117,41 @@ func (c *memo[T]) entry(key string) *memoEntry[T] {
 // describer is a case whose description depends on the runner: a sweep's
 // widths and seeds grow with the budget.
 type describer interface {
-	describe(r *Runner) string
+	Describe(r *Runner) string
 }
 
 // Describe returns the description of case v under r: the line verify
 // prints for it (a sweep's widths and seeds depend on the budget).
-func Describe(r *Runner, v any) string { return describe(r, v) }
-
-// describe returns the description of case v under r.
-func describe(r *Runner, v any) string {
+func Describe(r *Runner, v any) string {
 	if d, ok := v.(describer); ok {
-		return d.describe(r)
+		return d.Describe(r)
 	}
 	return fmt.Sprint(v)
+}
+
+// SweepJobs runs the n jobs of the sweep of case c in parallel through r's
+// store (storedJob): at(j) names job j's width and seed, job computes it.
+// It returns the results in job order and, when some job belongs to
+// another shard, ErrSweepIncomplete (incomplete); the first job error
+// alone otherwise.
+func SweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	have := make([]bool, n)
+	errs := make([]error, n)
+	RunParallel(n, func(j int) {
+		w, seed := at(j)
+		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, incomplete(r.Store, c.Describe(r), have)
+}
+
+// jobKey names job (width, seed) of a case (its description at r's
+// budget) at r's budget.
+func jobKey(r *Runner, c describer, width int, seed uint64) string {
+	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.Describe(r), r.Budget, width, seed)
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 )
 
 // Sharding the runs of one sweep over machines (`verify --sweep-store DIR
@@ -111,27 +113,6 @@ func storedJob[T any](s *SweepStore, key string, j int, compute func() (T, error
 	return res, true, nil
 }
 
-// sweepJobs runs the n jobs of the sweep of case c in parallel through r's
-// store (storedJob): at(j) names job j's width and seed, job computes it.
-// It returns the results in job order and, when some job belongs to
-// another shard, ErrSweepIncomplete (incomplete); the first job error
-// alone otherwise.
-func sweepJobs[T any](r *Runner, c describer, n int, at func(j int) (width int, seed uint64), job func(width int, seed uint64) (T, error)) ([]T, error) {
-	out := make([]T, n)
-	have := make([]bool, n)
-	errs := make([]error, n)
-	runParallel(n, func(j int) {
-		w, seed := at(j)
-		out[j], have[j], errs[j] = storedJob(r.Store, jobKey(r, c, w, seed), j, func() (T, error) { return job(w, seed) })
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, incomplete(r.Store, c.describe(r), have)
-}
-
 // incomplete returns ErrSweepIncomplete with the counts when some job is
 // missing, nil otherwise.
 func incomplete(s *SweepStore, what string, have []bool) error {
@@ -147,8 +128,23 @@ func incomplete(s *SweepStore, what string, have []bool) error {
 	return fmt.Errorf("%w: %d of the %d jobs of %s are in %s (this is shard %d/%d); run the other shards, then verify with the store and no --sweep-shard", ErrSweepIncomplete, k, len(have), what, s.dir, s.shard, s.shards)
 }
 
-// jobKey names job (width, seed) of a case (its description at r's
-// budget) at r's budget.
-func jobKey(r *Runner, c describer, width int, seed uint64) string {
-	return fmt.Sprintf("%s/%s/width=%d/seed=%d", c.describe(r), r.Budget, width, seed)
+// RunParallel runs jobs 0 … n−1 on GOMAXPROCS goroutines. Every job writes
+// only its own result, so the results do not depend on the schedule.
+func RunParallel(n int, job func(i int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				job(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 }

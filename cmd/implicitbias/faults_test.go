@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 )
 
 // TestVerifyFaultsJSON: `verify --faults --json` prints one object per
@@ -19,7 +20,7 @@ func TestVerifyFaultsJSON(t *testing.T) {
 	code := run([]string{"verify", "--faults", "--only", "LL-B3,LL-B3m", "--json"}, &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	want := 0
-	for _, p := range properties.FaultPairs(properties.Entries()) {
+	for _, p := range properties.FaultPairs(suite.Entries()) {
 		if p.Claim == "LL-B3" || p.Claim == "LL-B3m" {
 			want++
 		}

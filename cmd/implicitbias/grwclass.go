@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/classification"
 )
 
 const grwclassUsage = `implicitbias grwclass [--seed S] [--steps N]
@@ -44,11 +44,22 @@ func runGRWClass(args []string, stdout, stderr io.Writer) int {
 	if *steps < 100 {
 		return fail(stderr, "grwclass", fmt.Errorf("--steps %d: want ≥ 100 (the table compares late iterates)", *steps))
 	}
-	c := properties.TableCase(*seed)
-	rows, err := properties.AngleTable(c, *steps)
+	c := classification.TableCase(*seed)
+	rows, err := classification.AngleTable(c, *steps)
 	if err != nil {
 		return fail(stderr, "grwclass", err)
 	}
-	properties.WriteAngleTable(stdout, c, *steps, rows)
+	writeAngleTable(stdout, c, *steps, rows)
 	return exitOK
+}
+
+// writeAngleTable writes the rows as a Markdown table.
+func writeAngleTable(w io.Writer, c classification.ClassCase, steps int, rows []classification.AngleRow) {
+	n, d := c.Dims()
+	fmt.Fprintf(w, "Data: %d unit vectors in %d dimensions (seed %d), GD with η = %g for %d steps (log T = %.2f).\n\n", n, d, c.Seed, classification.ClassLR, steps, rows[0].LogT)
+	fmt.Fprintln(w, "| scheme | logistic: ∠(θ_T, θ̂_MM) | poly tail: ∠(θ_T, θ̂_MM) | poly tail: ∠(θ_T, u(q_T)) | n·min q_T (logistic / poly) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %.4f | %.4f | %.4f | %.3g / %.3g |\n", r.Scheme, r.Logistic, r.Poly, r.PolyToLimit, r.MinWeightLogistic, r.MinWeight)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -42,7 +43,7 @@ func runHunt(r *properties.Runner, id, key string, asJSON bool, stdout, stderr i
 	if id == "" || key == "" {
 		return fail(stderr, "verify", fmt.Errorf("--hunt ID and --drop HYPOTHESIS go together"))
 	}
-	entries, err := properties.Select(id)
+	entries, err := suite.Select(id)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}

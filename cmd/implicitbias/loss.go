@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/symbolic"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -130,11 +131,11 @@ func runLossEntries(formula string, r *lossassumptions.LossReport, seed int64, s
 			ids = append(ids, a.ID)
 		}
 	}
-	entries, err := properties.ForLoss("expr:"+formula, ids)
+	entries, err := suite.ForLoss("expr:"+formula, ids)
 	if err != nil {
 		return fail(stderr, "loss", err)
 	}
-	fmt.Fprintf(stdout, "\nTraining with the loss (seed %d): the entries that apply and can run with a user's loss (%s).\n", seed, strings.Join(properties.LossEntryIDs(), ", "))
+	fmt.Fprintf(stdout, "\nTraining with the loss (seed %d): the entries that apply and can run with a user's loss (%s).\n", seed, strings.Join(suite.LossEntryIDs(), ", "))
 	if len(entries) == 0 {
 		fmt.Fprintln(stdout, "None of them applies to this loss.")
 		return exitOK

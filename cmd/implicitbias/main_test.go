@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 // is left).
 func TestUncheckedID(t *testing.T) {
 	checked := map[string]bool{}
-	for _, e := range properties.Entries() {
+	for _, e := range suite.Entries() {
 		checked[e.ID] = true
 	}
 	for _, c := range theorems.Catalog() {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/fixtures"
-	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/cases"
 )
 
 type maxMarginOut struct {
@@ -214,15 +214,15 @@ func TestKKT(t *testing.T) {
 }
 
 // TestReluTeacherData: testdata/relu_teacher.csv (the README's KKT table)
-// is properties.DataCase with a bias-free two-layer ReLU teacher of width 8
+// is cases.DataCase with a bias-free two-layer ReLU teacher of width 8
 // on unit vectors of ℝ⁵, seed 5, 10 samples with teacher margin ≥ 30% of
 // the median: regenerate and compare.
 func TestReluTeacherData(t *testing.T) {
-	dc := properties.DataCase{Teacher: properties.ArchCase{Family: properties.FamMLP, Depth: 2, Width: 8, Act: 0, In: 5, Seed: 5}, N: 10, Classes: 2, Separable: true, MarginFrac: 0.3}
+	dc := cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamMLP, Depth: 2, Width: 8, Act: 0, In: 5, Seed: 5}, N: 10, Classes: 2, Separable: true, MarginFrac: 0.3}
 	want, _, _, err := dc.Build()
 	require.NoError(t, err)
 	got, err := dataset.LoadCSV("testdata/relu_teacher.csv")
 	require.NoError(t, err)
 	assert.Equal(t, want.Y, got.Y)
-	assert.Equal(t, want.X, got.X, fmt.Sprint("regenerate with properties.DataCase, seed 5"))
+	assert.Equal(t, want.X, got.X, fmt.Sprint("regenerate with cases.DataCase, seed 5"))
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -71,7 +71,7 @@ func TestFailFiles(t *testing.T) {
 	assert.Equal(t, 101, d.Entries[0].Cases, "the fresh 100 cases and the stored one")
 
 	// A stored case that still fails makes its entry violated.
-	entries, err := properties.Select("LL-B3")
+	entries, err := suite.Select("LL-B3")
 	require.NoError(t, err)
 	rs := []theorems.Result{{Info: info, Claims: theorems.Summary{ID: "LL-B3"}}}
 	addStored(rs, []storedVerdict{{"LL-B3", line, theorems.Verdict{Status: theorems.Violated, Statistic: 1, Bound: 0}}})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/report"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -122,7 +123,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if *hunt != "" || *drop != "" {
 		return runHunt(runner, *hunt, *drop, *asJSON, stdout, stderr)
 	}
-	entries, err := properties.Select(*only)
+	entries, err := suite.Select(*only)
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/report"
 )
 
@@ -78,7 +79,7 @@ func TestHunt(t *testing.T) {
 
 // TestInterrupted: a cancelled run returns what finished, marked.
 func TestInterrupted(t *testing.T) {
-	es, err := properties.Select("LL-B3,LL-B4")
+	es, err := suite.Select("LL-B3,LL-B4")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -92,7 +93,7 @@ func TestInterrupted(t *testing.T) {
 
 // TestEveryControlHasAKey: the hunt mode can reach every negative control.
 func TestEveryControlHasAKey(t *testing.T) {
-	for _, e := range properties.Entries() {
+	for _, e := range suite.Entries() {
 		for _, c := range e.Controls {
 			assert.NotEmpty(t, c.Meta().Drops, "%s: control %q has no Drops key", e.ID, c.Meta().Name)
 		}

@@ -28,7 +28,7 @@ import (
 )
 
 func main() {
-	only := flag.String("only", strings.Join(properties.NTKParts(), ","), "parts to run: "+strings.Join(properties.NTKParts(), ", "))
+	only := flag.String("only", strings.Join(parts(), ","), "parts to run: "+strings.Join(parts(), ", "))
 	out := flag.String("out", "", "directory for the PNG figures (none without)")
 	seed := flag.Int64("seed", 1, "seed of the generated cases (as verify --seed)")
 	sweepStore := flag.String("sweep-store", "", "directory keeping every finished job of the sweeps (as verify --sweep-store): a rerun reads them instead of recomputing, so an interrupted run resumes")
@@ -46,7 +46,7 @@ func main() {
 	fmt.Printf("Run budget: %s (IMPLICITBIAS_BUDGET).\n", budget)
 	for _, part := range strings.Split(*only, ",") {
 		fmt.Printf("\n### %s\n\n", part)
-		figs, err := properties.WriteNTKReport(strings.TrimSpace(part), r, os.Stdout)
+		figs, err := writeNTKReport(strings.TrimSpace(part), r, os.Stdout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ntkreport:", err)
 			os.Exit(1)

@@ -1,0 +1,79 @@
+package cases
+
+import (
+	"math"
+
+	"github.com/implicitbias/implicitbias/losses"
+)
+
+// pairwisePoly is a multi-class loss with a polynomial tail, for ZD-B's
+// negative control: the sum over the wrong classes of ZD's polynomially
+// tailed loss of the pairwise margins,
+//
+//	ℓ(s; c) = Σ_{j≠c} ℓ_poly(s_c − s_j),
+//
+// the analogue of the cross-entropy log(1 + Σ_{j≠c} e^{−(s_c − s_j)}) with
+// ZD App. C's tail, α = 1/2 and β = 0, in place of the exponential one.
+// With ZD's α = 1 the control missed a case at seed 14 (residual 16.8 →
+// 26.1, Fenchel–Young gap 1.08 → 1.30: the norm's growth T^{1/3} kept pace
+// with ‖Θ̂‖ log T over the run's window, as for LL-lin's control; see
+// linPolyControlTail). α = 1/2 (‖Θ‖ ~ T^{0.4}, a limit farther from Θ̂)
+// breaks the same hypothesis more plainly.
+type pairwisePoly struct{ m losses.PolyTail }
+
+func (pairwisePoly) Name() string      { return "pairwise-poly" }
+func (pairwisePoly) Kind() losses.Kind { return losses.MultiClass }
+func NewPairwisePoly() losses.Loss {
+	return pairwisePoly{m: losses.PolyTail{Alpha: 0.5, Beta: 0}}
+}
+
+// LogLoss returns log Σ_{j≠c} ℓ_poly(s_c − s_j) in log domain (two passes,
+// no allocation: it runs inside Objective.Evaluate).
+func (p pairwisePoly) LogLoss(s []float64, y float64) float64 {
+	c := int(y)
+	top := math.Inf(-1)
+	for j, v := range s {
+		if j != c {
+			top = math.Max(top, p.m.LogLoss(s[c]-v))
+		}
+	}
+	if math.IsInf(top, 0) {
+		return top
+	}
+	var sum float64
+	for j, v := range s {
+		if j != c {
+			sum += math.Exp(p.m.LogLoss(s[c]-v) - top)
+		}
+	}
+	return top + math.Log(sum)
+}
+
+// ScaledGrad writes e^{−shift}∂ℓ/∂s: for j ≠ c, ∂ℓ/∂s_j = f′(m_j)ℓ_poly(m_j)
+// with m_j = s_c − s_j, and ∂ℓ/∂s_c is minus their sum.
+func (p pairwisePoly) ScaledGrad(dst, s []float64, y float64, shift float64) {
+	c := int(y)
+	var tot float64
+	for j, v := range s {
+		if j == c {
+			continue
+		}
+		m := s[c] - v
+		dst[j] = p.m.FPrime(m) * math.Exp(p.m.LogLoss(m)-shift)
+		tot += dst[j]
+	}
+	dst[c] = -tot
+}
+
+// LinPolyControlTail is the tail of LL-lin's control: ZD eq. 19 with
+// α = 1/2. The residual test sees a polynomial tail through ‖θ‖ ~
+// T^{1/(α+2)} against ‖ŵ‖ log T, and through the angle to the polynomial
+// limit direction. With ZD's α = 1 (T^{1/3}) the norm can grow like ‖ŵ‖ log T
+// over the run's window [T^{1/2}, T] = [74, 10⁴] while the limit lies
+// within 0.07 rad of ŵ, and the residual then grows by less than 2: seeds
+// 15 and 124 drew such cases (statistics 1.21 and 1.44, polynomial limits
+// 0.068 and 0.032 rad from ŵ; 1 of the 40 runs at seeds 101–140 failed,
+// the other 34 cases drawn at seeds 15, 124, 101, 102 had 2.8–25). α = 1/2
+// (T^{0.4}, a heavier tail whose limit lies farther from ŵ) breaks the same
+// hypothesis more plainly.
+var LinPolyControlTail = losses.PolyTail{Alpha: 0.5, Beta: 0}

@@ -1,0 +1,564 @@
+package classification
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/properties/cases"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// Losses of the classification cases of section E.
+const (
+	LossExp      = iota // exponential
+	LossLogistic        // logistic
+	LossPoly            // ZD App. C's polynomial tail (α = 1, β = 0)
+	LossPolyHalf        // the same with α = 1/2 (linPolyControlTail): the direction controls
+)
+
+var classLossNames = []string{"exp", "logistic", "poly", cases.LinPolyControlTail.Name()}
+
+// SchemeRandomIW is the importance weighting of XY: static weights drawn
+// log-uniformly in [1/M, M] (M from the case), beyond the GRW schemes of
+// package cases (schemes.go).
+const SchemeRandomIW = cases.NumSchemes + 1
+
+// ClassCase is a generated linearly separable binary problem for the
+// linear model (ZD §5.1, XY §3): N unit vectors in D dimensions labelled by
+// a random unit teacher u, kept when |⟨u, x⟩| ≥ 0.1 (so the SVM margin is
+// at least 0.1, as in ../shared/reference's svm_linear with 0.05), trained
+// by GD with a loss and a GRW scheme. Independent cases have D ≥ N, so the
+// x_i are linearly independent almost surely (ZD Thms 7 and 8).
+type ClassCase struct {
+	N      int // samples 3…8
+	Extra  int // D = N + Extra (independent) or 2 + Extra (general)
+	Indep  bool
+	Loss   int // LossExp, LossLogistic, LossPoly
+	Scheme int // a scheme of package cases or SchemeRandomIW
+	Param  float64
+	LogM   float64 // log M ∈ [log 2, log 10] of SchemeRandomIW
+	Seed   uint64
+	// LossName, when set, overrides Loss with any binary margin loss name
+	// (a user's "expr:…" loss: `implicitbias loss --run`).
+	LossName string
+	// Fault names an engine fault planted in the run (package faults);
+	// empty for the claims.
+	Fault string
+}
+
+func (c ClassCase) WithFault(name string) any { c.Fault = name; return c }
+
+// FaultActs: a reweighting fault is drawn on schemes whose weights stay
+// fixed and are not uniform (importance, static, XY's random weights; on
+// uniform weights it changes nothing), and on the moving schemes where it
+// measurably changes the weights the check compares each segment's
+// coefficients with (their integral between records, train.WeightSum;
+// theorems/limits/linearlimit.go part 5): the schedules A1 and A3 (random weights
+// in [0.2, 1]^n, never uniform) for both faults, χ² and CVaR (zero weight
+// off the largest losses) for weights-ignored. Measured at seeds 1, 2, 3,
+// 12 cases per scheme each: all violated. Not drawn: Group DRO, whose
+// weights can stay exactly uniform (seed 2: a case with the weights'
+// integral uniform, where the fault changes nothing and the check holds),
+// which the case alone does not show; weights-squared on χ² and CVaR, whose
+// weights on the support vectors are nearly equal at late times (squared
+// and rescaled they barely move: χ² held on 5 of 12 cases at seed 1).
+// TestLinearFaultWeightsIgnoredMoving covers Group DRO on the cases whose
+// weights leave uniform.
+func (c ClassCase) FaultActs(name string) bool {
+	f, err := faults.Lookup(name)
+	if err != nil {
+		return false
+	}
+	if f.Component != "reweighting" {
+		return true
+	}
+	switch c.Scheme {
+	case cases.SchemeIW, cases.SchemeStatic, SchemeRandomIW:
+	case cases.SchemeScheduleA1, cases.SchemeScheduleA3:
+		return name == "weights-ignored" || name == "weights-squared"
+	case cases.SchemeChiSquare, cases.SchemeCVaR:
+		return name == "weights-ignored"
+	default:
+		return false
+	}
+	w, err := c.Weighting()
+	if err != nil {
+		return false
+	}
+	data := c.Data()
+	if err := w.Start(data); err != nil {
+		return false
+	}
+	q := make([]float64, data.N)
+	if err := w.Update(0, make([]float64, data.N), q); err != nil {
+		return false
+	}
+	return floats.Max(q)-floats.Min(q) > 1e-12*floats.Max(q)
+}
+
+// Dims returns the case's number of samples and dimension.
+func (c ClassCase) Dims() (n, d int) { return c.n(), c.d() }
+
+func (c ClassCase) n() int { return min(max(c.N, 2), 40) }
+func (c ClassCase) d() int {
+	if c.Indep {
+		return c.n() + max(c.Extra, 0)
+	}
+	return 2 + max(c.Extra, 0)
+}
+func (c ClassCase) LossOf() string {
+	if c.LossName != "" {
+		return c.LossName
+	}
+	return classLossNames[properties.Pick(c.Loss, len(classLossNames))]
+}
+
+func (c ClassCase) schemeName() string {
+	if c.Scheme == SchemeRandomIW {
+		return fmt.Sprintf("iw[1/M,M] M=%.3g", math.Exp(c.LogM))
+	}
+	return cases.SchemeNames[c.Scheme]
+}
+
+// String describes the case so that it can be rebuilt.
+func (c ClassCase) String() string {
+	return fmt.Sprintf("n=%d d=%d loss=%s scheme=%s(%.3g) seed=%d", c.n(), c.d(), c.LossOf(), c.schemeName(), c.Param, c.Seed) + properties.FaultSuffix(c.Fault)
+}
+
+// WithLoss returns the case with another loss (same data, same scheme).
+func (c ClassCase) WithLoss(l int) ClassCase { c.Loss, c.LossName = l, ""; return c }
+
+// Data draws the dataset: redrawn (deterministically) until it has a clear
+// support-vector gap (supportGapOK).
+func (c ClassCase) Data() *dataset.Dataset {
+	r := rand.New(rand.NewPCG(c.Seed, 61))
+	for try := 0; ; try++ {
+		ds := separableUnitData(r, c.n(), c.d(), 0.25)
+		if try == 100 || supportGapOK(ds) {
+			return ds
+		}
+	}
+}
+
+// minSupportGap is the smallest relative margin gap (q_j − γ*)/γ* of a
+// sample that is not a support vector in the generated cases. Along GD on
+// an exponentially tailed loss such a sample's share of the gradient decays
+// like T^{−gap} (its loss is ~T^{−q_j/γ*} against the support vectors'
+// T^{−1}), so the residual θ − ŵ log T still moves by a factor e^{−gap·L/2}
+// of its transient between T^{1/2} and T (L = log T). The residual tests
+// of section E (ResidualGrowth) assume that transient has decayed by e by
+// then: gap ≥ 2/L. The quick runs reach L ≈ 11.5, so 2/L ≈ 0.17; 0.25
+// leaves room (the long runs reach L ≈ 13.8). Nearly degenerate data are
+// not outside the theorems — their residuals are bounded too — but their
+// asymptotic regime starts beyond any affordable run.
+const minSupportGap = 0.25
+
+// supportGapOK reports whether every sample of ds is a support vector of
+// the hard-margin SVM or has a margin at least (1 + minSupportGap)·γ*.
+func supportGapOK(ds *dataset.Dataset) bool {
+	sol, err := numerics.HardMarginSVM(mat.NewDense(ds.N, ds.D, ds.X), ds.Y, nil)
+	if err != nil {
+		return false
+	}
+	return gapOK(sol)
+}
+
+// gapOK reports whether every constraint of sol is active (α > 0) or has
+// y⟨w, x⟩ ≥ 1 + minSupportGap (the decision values are margins over γ*).
+func gapOK(sol *numerics.SVM) bool {
+	for j, a := range sol.Alpha {
+		if a == 0 && math.Abs(sol.Decision[j]) < 1+minSupportGap {
+			return false
+		}
+	}
+	return true
+}
+
+// separableUnitData draws n unit vectors in d dimensions labelled by a
+// random unit teacher u, keeping those with |⟨u, x⟩| ≥ minProj.
+func separableUnitData(r *rand.Rand, n, d int, minProj float64) *dataset.Dataset {
+	u := randomUnit(r, d)
+	ds := &dataset.Dataset{N: n, D: d}
+	for len(ds.Y) < n {
+		x := randomUnit(r, d)
+		if p := floats.Dot(u, x); math.Abs(p) >= minProj {
+			ds.X = append(ds.X, x...)
+			ds.Y = append(ds.Y, math.Copysign(1, p))
+		}
+	}
+	return ds
+}
+
+func randomUnit(r *rand.Rand, d int) []float64 {
+	for {
+		x := make([]float64, d)
+		for i := range x {
+			x[i] = r.NormFloat64()
+		}
+		if nrm := floats.Norm(x, 2); nrm > 0 {
+			floats.Scale(1/nrm, x)
+			return x
+		}
+	}
+}
+
+// ImportanceWeights returns the static weights of SchemeRandomIW: w_i =
+// M^{U_i}, U_i uniform in [−1, 1] (log-uniform in [1/M, M]).
+func (c ClassCase) ImportanceWeights() []float64 {
+	r := rand.New(rand.NewPCG(c.Seed, 62))
+	w := make([]float64, c.n())
+	for i := range w {
+		w[i] = math.Exp(c.LogM * (2*r.Float64() - 1))
+	}
+	return w
+}
+
+// Weighting returns the case's GRW scheme.
+func (c ClassCase) Weighting() (train.Weighting, error) {
+	if c.Scheme == SchemeRandomIW {
+		return &train.Static{W: c.ImportanceWeights()}, nil
+	}
+	return cases.NewScheme(c.Scheme, c.Param, c.Seed, c.n())
+}
+
+// Step size of the classification runs: with Σ_i q_i = 1 and unit inputs,
+// the weighted risk is L-smooth with L ≤ max ℓ″ ≤ 2 for the polynomial
+// tail (ℓ″ = 2/(q+1)³ on its right branch, ≤ 1/4 on its logistic left
+// branch), L ≤ 1/4 for the logistic loss, and L ≤ F(θ_t) ≤ F(0) = 1 for
+// the exponential loss along a descent path; η = 1/2 < 2/L for all three,
+// so every case runs with the same step.
+const ClassLR = 0.5
+
+// ClassSteps is the length of a GRW run: the quick budget reaches log T ≈
+// 11.5, so the residual test of LL-lin compares T ≈ 300 with T = 10⁵.
+func ClassSteps(r *properties.Runner) int { return r.Steps(200000) }
+
+// Objective builds the linear model's objective on data with loss name.
+func LinearObjective(data *dataset.Dataset, out int, loss string) (*train.Objective, error) {
+	m, err := models.NewLinear(data.D, out)
+	if err != nil {
+		return nil, err
+	}
+	var l losses.Loss = losses.NewBinary(cases.LinPolyControlTail)
+	if loss != cases.LinPolyControlTail.Name() {
+		if l, err = losses.ByName(loss); err != nil {
+			return nil, err
+		}
+	}
+	return train.NewObjective(m, l, data)
+}
+
+// grwRecorder wraps an optimizer and records θ, the weights in use and the
+// metrics at steps 1, g, g², … (and the last, added by grwRun): a
+// geometric record of a run under a GRW scheme, which RunWindows cannot
+// make (it restarts the scheme at every window).
+type grwRecorder struct {
+	train.Optimizer
+	t       int
+	logT    float64
+	next    float64
+	growth  float64
+	records []train.Record
+	sum     train.WeightSum // ∫ q dT since the last record
+	logEta  float64         // log η of the last step (−Inf before the first)
+}
+
+func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if float64(g.t) >= g.next {
+		for g.next <= float64(g.t) {
+			g.next *= g.growth
+		}
+		rec := train.Measure(obj, theta, ev, g.t, g.logT)
+		rec.Theta = append([]float64(nil), theta...)
+		rec.Weights = make([]float64, obj.Data.N)
+		for i := range rec.Weights {
+			rec.Weights[i] = math.Exp(obj.LogWeight(i))
+		}
+		rec.WeightSum = g.sum.Take()
+		rec.LogEta = g.logEta
+		g.records = append(g.records, rec)
+	}
+	le, err := g.Optimizer.Step(obj, theta, ev)
+	if err == nil {
+		g.t++
+		g.logT = logAddExp(g.logT, le)
+		g.sum.Add(le, obj)
+		g.logEta = le
+	}
+	return le, err
+}
+
+func (g *grwRecorder) Reset(p int) {
+	if r, ok := g.Optimizer.(train.Resetter); ok {
+		r.Reset(p)
+	}
+}
+
+func logAddExp(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	m := math.Max(a, b)
+	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
+}
+
+// GRWRun trains θ (in place) with opt under the scheme w (nil: the
+// objective's own weights) for steps steps and records θ and the weights
+// at steps growing by growth, and at the end.
+func GRWRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64) (*train.Trajectory, error) {
+	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), logEta: math.Inf(-1), next: 1, growth: growth}
+	tr, err := train.Run(obj, rec, theta, train.Config{Steps: steps, Every: steps, Weighting: w, KeepTheta: true, KeepWeights: true})
+	if err != nil {
+		return nil, err
+	}
+	last := tr.Final()
+	last.LogT = rec.logT
+	last.WeightSum = rec.sum.Take()
+	if last.Weights == nil {
+		last.Weights = make([]float64, obj.Data.N)
+		for i := range last.Weights {
+			last.Weights[i] = math.Exp(obj.LogWeight(i))
+		}
+	}
+	tr.Records = append(rec.records, last)
+	return tr, nil
+}
+
+// Run trains the case's linear model by GD (η = classLR) from 0 under its
+// scheme for steps steps, recording θ at steps growing by 1.5× (cached in
+// r: ZD-T7, ZD-T8 and the table of docs/grwclass.md read the same runs;
+// each caller only reads the trajectory).
+func (c ClassCase) Run(r *properties.Runner, steps int) (*dataset.Dataset, *train.Trajectory, error) {
+	key := fmt.Sprintf("%#v/%d", c, steps) // every field, exactly: shrunk cases differ in one
+	data := c.Data()
+	tr, err := properties.Cache[*train.Trajectory](r, "classRuns").GetKept(key, func() (*train.Trajectory, error) {
+		w, err := c.Weighting()
+		if err != nil {
+			return nil, err
+		}
+		return c.runWith(data, w, steps)
+	})
+	return data, tr, err
+}
+
+// runWith trains the case's model on data under the scheme w.
+func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) (*train.Trajectory, error) {
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := LinearObjective(data, 1, c.LossOf())
+	if err != nil {
+		return nil, err
+	}
+	if obj, err = train.NewObjective(f.Model(obj.Model), f.Loss(obj.Loss), data); err != nil {
+		return nil, err
+	}
+	f.Objective(obj)
+	gd, err := train.NewGD(ClassLR)
+	if err != nil {
+		return nil, err
+	}
+	theta := make([]float64, data.D)
+	return GRWRun(obj, f.Optimizer(gd), theta, w, steps, 1.5)
+}
+
+// AllGRWSchemes are the schemes of ZD-T7's claims: every scheme of the
+// engine, dynamic ones included, and XY's random importance weights.
+func AllGRWSchemes() []int {
+	return []int{cases.SchemeERM, cases.SchemeIW, cases.SchemeStatic, cases.SchemeGroupDRO, cases.SchemeChiSquare, cases.SchemeCVaR, cases.SchemeScheduleA1, cases.SchemeScheduleA3, SchemeRandomIW}
+}
+
+// GenClass generates classification cases: independent inputs (D ≥ N) or
+// not, with the given losses and schemes.
+func GenClass(indep bool, lossIDs, schemes []int) properties.Gen[ClassCase] {
+	return genClass(indep, lossIDs, "", schemes)
+}
+
+// GenClassNamed generates cases with the named loss (any binary margin loss).
+func GenClassNamed(indep bool, loss string, schemes []int) properties.Gen[ClassCase] {
+	return genClass(indep, []int{LossLogistic}, loss, schemes)
+}
+
+func genClass(indep bool, lossIDs []int, lossName string, schemes []int) properties.Gen[ClassCase] {
+	return properties.StructOf[ClassCase](map[string]gopter.Gen{
+		"LossName": gen.Const(lossName),
+		"N":        gen.IntRange(3, 8),
+		"Extra":    gen.IntRange(0, 3),
+		"Indep":    gen.Const(indep),
+		"Loss":     gen.OneConstOf(cases.Anys(lossIDs)...),
+		"Scheme":   gen.OneConstOf(cases.Anys(schemes)...),
+		"Param":    gen.Float64Range(0, 1),
+		"LogM":     gen.Float64Range(math.Log(2), math.Log(10)),
+		"Seed":     gen.UInt64(),
+	})
+}
+
+// MultiCase is a generated multi-class problem for ZD-B: N unit vectors in
+// D dimensions labelled by a random linear teacher with K classes (rows
+// random unit vectors), kept when the teacher's best score exceeds the
+// second best by at least 0.25 (as ClassCase), trained as a linear K-output model on the
+// cross-entropy under a GRW scheme.
+type MultiCase struct {
+	K      int // classes 3…4
+	N      int // samples K+1…8
+	D      int // dimensions 2…5
+	Scheme int
+	Param  float64
+	Seed   uint64
+	// Fault names an engine fault planted in the run (package faults).
+	Fault string
+}
+
+func (c MultiCase) WithFault(name string) any { c.Fault = name; return c }
+
+// FaultActs: a reweighting fault is drawn on schemes whose weights stay
+// fixed and are not uniform (IW by class on unbalanced classes, static),
+// as for ClassCase: on uniform weights it changes nothing, and on weights
+// that move between records (Group DRO, the schedules) the records do not
+// determine the weights the run used between them (multiClassLimit shows
+// the weight-dependent parts there, not decides them).
+func (c MultiCase) FaultActs(name string) bool {
+	f, err := faults.Lookup(name)
+	if err != nil {
+		return false
+	}
+	if f.Component != "reweighting" {
+		return true
+	}
+	if c.Scheme != cases.SchemeIW && c.Scheme != cases.SchemeStatic {
+		return false
+	}
+	data := c.Data()
+	w, err := cases.NewScheme(c.Scheme, c.Param, c.Seed, data.N)
+	if err != nil || w.Start(data) != nil {
+		return false
+	}
+	q := make([]float64, data.N)
+	if err := w.Update(0, make([]float64, data.N), q); err != nil {
+		return false
+	}
+	return floats.Max(q)-floats.Min(q) > 1e-12*floats.Max(q)
+}
+
+func (c MultiCase) k() int { return min(max(c.K, 3), 6) }
+func (c MultiCase) n() int { return max(c.N, c.k()+1) }
+func (c MultiCase) d() int { return max(c.D, 2) }
+
+// String describes the case.
+func (c MultiCase) String() string {
+	return fmt.Sprintf("K=%d n=%d d=%d scheme=%s(%.3g) seed=%d", c.k(), c.n(), c.d(), cases.SchemeNames[c.Scheme], c.Param, c.Seed) + properties.FaultSuffix(c.Fault)
+}
+
+// Data draws the dataset (labels are class indices); every class appears,
+// and every constraint of the multi-class SVM is active or has the gap
+// minSupportGap (see ClassCase.Data).
+func (c MultiCase) Data() *dataset.Dataset {
+	k, n, d := c.k(), c.n(), c.d()
+	for try := uint64(0); ; try++ {
+		r := rand.New(rand.NewPCG(c.Seed, 71+try))
+		teacher := make([][]float64, k)
+		for j := range teacher {
+			teacher[j] = randomUnit(r, d)
+		}
+		ds := &dataset.Dataset{N: n, D: d}
+		seen := make([]bool, k)
+		for tries := 0; len(ds.Y) < n && tries < 10000; tries++ {
+			x := randomUnit(r, d)
+			best, second := -1, -1
+			s := make([]float64, k)
+			for j := range teacher {
+				s[j] = floats.Dot(teacher[j], x)
+				if best < 0 || s[j] > s[best] {
+					best, second = j, best
+				} else if second < 0 || s[j] > s[second] {
+					second = j
+				}
+			}
+			// The first k samples are one per class, so every class appears.
+			if s[best]-s[second] < 0.25 || len(ds.Y) < k && seen[best] {
+				continue
+			}
+			seen[best] = true
+			ds.X = append(ds.X, x...)
+			ds.Y = append(ds.Y, float64(best))
+		}
+		if len(ds.Y) < n {
+			continue
+		}
+		class := make([]int, n)
+		for i, y := range ds.Y {
+			class[i] = int(y)
+		}
+		sol, err := numerics.MultiClassSVM(mat.NewDense(n, d, ds.X), class, k)
+		if try == 100 || err == nil && gapOK(sol) {
+			return ds
+		}
+	}
+}
+
+// Run trains the linear K-class model on the cross-entropy (or, with
+// poly, on the pairwise polynomially tailed loss of ZD-B's control) by GD
+// under the case's scheme. The step: the softmax cross-entropy's Hessian in
+// the scores is at most ½·I, so with Σq = 1 and unit inputs L ≤ ½ and
+// η = classLR < 2/L; the pairwise loss's Hessian is Σ_{j≠c} ℓ″(m_j)
+// (e_c − e_j)(e_c − e_j)ᵀ ≤ 2·K·I (ℓ″ ≤ 2, the star graph's Laplacian has
+// largest eigenvalue K), so it runs with η = 1/(2K) < 2/L.
+func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajectory, error) {
+	data := c.Data()
+	w, err := cases.NewScheme(c.Scheme, c.Param, c.Seed, data.N)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := models.NewLinear(data.D, c.k())
+	if err != nil {
+		return nil, nil, err
+	}
+	var l losses.Loss = losses.CrossEntropy{}
+	if poly {
+		l = cases.NewPairwisePoly()
+	}
+	f, err := faults.Lookup(c.Fault)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := train.NewObjective(f.Model(m), f.Loss(l), data)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.Objective(obj)
+	lr := ClassLR
+	if poly {
+		lr = 1 / float64(2*c.k())
+	}
+	gd, err := train.NewGD(lr)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := GRWRun(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5)
+	return data, tr, err
+}
+
+// GenMulti generates multi-class cases with the given schemes.
+func GenMulti(schemes []int) properties.Gen[MultiCase] {
+	return properties.StructOf[MultiCase](map[string]gopter.Gen{
+		"K":      gen.IntRange(3, 4),
+		"N":      gen.IntRange(4, 8),
+		"D":      gen.IntRange(2, 5),
+		"Scheme": gen.OneConstOf(cases.Anys(schemes)...),
+		"Param":  gen.Float64Range(0, 1),
+		"Seed":   gen.UInt64(),
+	})
+}

@@ -1,0 +1,82 @@
+package regression
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/faults"
+	"github.com/implicitbias/implicitbias/train"
+)
+
+// weightTap wraps a GRW scheme and records, outside the objective, what
+// the scheme wrote: q^{(t)} of the first keep steps (the replay of
+// regression.WeightsActed) and, when extremes is set, min_i and max_i of
+// q^{(t)} at every step (the computed rate of regression.GRWRate). The engine
+// applies the same q (train.Run passes it to Objective.Reweight); a
+// reweighting fault rewrites its own copy there, so what the tap holds is
+// what should have been applied.
+type weightTap struct {
+	train.Weighting
+	keep       int
+	extremes   bool
+	first      [][]float64
+	qmin, qmax []float64
+}
+
+func (w *weightTap) Update(t int, logLoss, q []float64) error {
+	if err := w.Weighting.Update(t, logLoss, q); err != nil {
+		return err
+	}
+	if t < w.keep {
+		w.first = append(w.first, append([]float64(nil), q...))
+	}
+	if w.extremes {
+		w.qmin = append(w.qmin, floats.Min(q))
+		w.qmax = append(w.qmax, floats.Max(q))
+	}
+	return nil
+}
+
+// weightFaultActs reports whether the reweighting fault name changes the
+// weights q that a scheme wrote (a non-reweighting fault acts always):
+// weights-ignored is a no-op on uniform weights, sample-dropped on q_0 = 0.
+func weightFaultActs(name string, q []float64) bool {
+	f, err := faults.Lookup(name)
+	if err != nil {
+		return false
+	}
+	var probe train.Objective
+	f.Objective(&probe)
+	if probe.WeightFault == nil {
+		return true
+	}
+	applied := append([]float64(nil), q...)
+	probe.WeightFault(applied)
+	scale := floats.Max(q)
+	for i := range q {
+		if math.Abs(applied[i]-q[i]) > 1e-9*scale {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWeights returns q^{(0)} of the case's scheme at θ₀.
+func (c RegressionCase) firstWeights() ([]float64, error) {
+	ds, theta0 := c.Problem()
+	w, err := c.Weighting(ds.N)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Start(ds); err != nil {
+		return nil, err
+	}
+	ll := make([]float64, ds.N)
+	for i := range ll {
+		r := floats.Dot(ds.Row(i), theta0) - ds.Y[i]
+		ll[i] = 2*math.Log(math.Abs(r)) - math.Ln2
+	}
+	q := make([]float64, ds.N)
+	return q, w.Update(0, ll, q)
+}
