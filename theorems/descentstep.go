@@ -45,10 +45,13 @@ import (
 // section C's cases, against 1e-10 relative rounding).
 const StepIdentityUlps = 4
 
-// explicitStep lists the optimizers whose step is θ − e^{log η + log 𝓛}·Dir
-// with the recorded log η (the step identity applies); an integrated flow's
-// records are steps of a Runge–Kutta method, not of the gradient map.
-var explicitStep = map[string]bool{"gd": true, "lossbased": true}
+// explicitStep reports the step rules whose step is θ − e^{log η + log 𝓛}·Dir
+// with the recorded log η (the step identity applies): GD and the
+// loss-based schedule; an integrated flow's records are steps of a
+// Runge–Kutta method, not of the gradient map.
+func explicitStep(r train.StepRule) bool {
+	return r.Kind == train.GDStep || r.Kind == train.LossBasedStep
+}
 
 // descentCheck is the result of checking the descent-step identity along a
 // trajectory: the largest error relative to its tolerance, where, and how
@@ -71,7 +74,7 @@ func checkDescentSteps(obj *train.Objective, tr *train.Trajectory) (*descentChec
 // checkDescentStepsIn is checkDescentSteps on the windows of all records
 // (separated false) or of those after t0 (true).
 func checkDescentStepsIn(obj *train.Objective, tr *train.Trajectory, separated bool) (*descentCheck, error) {
-	if !explicitStep[tr.Optimizer] {
+	if !explicitStep(tr.Step) {
 		return nil, nil
 	}
 	const u = 0x1p-53

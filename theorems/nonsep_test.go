@@ -42,7 +42,7 @@ func toyGD(data *dataset.Dataset, applied []float64, steps int) *train.Trajector
 		sum += v
 	}
 	theta := make([]float64, data.D)
-	tr := &train.Trajectory{Degree: 1, Loss: "exp", Optimizer: "gd"}
+	tr := &train.Trajectory{Degree: 1, Loss: lossNamed("exp"), Step: train.StepRule{Kind: train.GDStep, LR: math.NaN()}}
 	next := 1
 	for t := 0; t <= steps; t++ {
 		step := make([]float64, data.D)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -223,7 +224,7 @@ func perpLimit(run *nonSepRun, sep []int, zP *mat.Dense, w, thetaTilde []float64
 	win := proj[start:]
 	first, last := win[0], win[len(win)-1]
 
-	flow := newGDFlow(run.z, tailOf("exp"), run.eta)
+	flow := newGDFlow(run.z, tailOf(losses.NewBinary(losses.Exponential{})), run.eta)
 	flow.q = run.wbar
 	tmp := make([]float64, len(thetaTilde))
 	pullOn, pullOff := make([][]float64, len(win)), make([][]float64, len(win))

@@ -24,8 +24,8 @@ type marginTail struct {
 	c       float64
 	expTail bool
 	// known reports that slope and curv are the loss's own; when false
-	// they are the exponential model e^{−u} (the loss name did not
-	// resolve).
+	// they are the exponential model e^{−u} (a loss outside those the
+	// check was validated on, tailOf).
 	known bool
 }
 
@@ -67,8 +67,8 @@ func logisticCurv(u float64) float64 {
 	return s * (1 - s)
 }
 
-// tailProbe are the margins at which the tail constant of a loss given by
-// name is read: −ℓ′(u)e^{u} at u = 40 and u = 60 must agree to
+// tailProbe are the margins at which the tail constant of a loss without a
+// closed form is read: −ℓ′(u)e^{u} at u = 40 and u = 60 must agree to
 // tailProbeTol for an exponential tail (any tight exponential tail
 // e^{−u}(1 + O(e^{−μu})) with μ ≥ 0.35 does; a polynomial tail's ratio grows
 // like e^{20} between them).
@@ -82,24 +82,34 @@ const tailProbeTol = 1e-6
 // correction, a term ~1/t of the flow, and the budgets.
 const curvStep = 1e-4
 
-// tailOf returns the tail model of the loss named name (a trajectory's
-// Loss): closed forms for exp and logistic, the Margin interface and a
-// central difference for other binary margin losses, and the exponential
-// model for a name that does not resolve.
-func tailOf(name string) *marginTail {
-	switch name {
-	case "exp":
-		return &marginTail{name: name, slope: expSlope, curv: expSlope, c: 1, expTail: true, known: true}
-	case "logistic":
-		return &marginTail{name: name, slope: logisticSlope, curv: logisticCurv, c: 1, expTail: true, known: true}
+// tailOf returns the tail model of the loss l (a trajectory's Loss; nil
+// when the run did not declare one), computed for the loss it declares
+// (declaredMargin): closed forms for exp and logistic, the Margin interface
+// and a central difference for ZD's polynomial tail and formula losses
+// (losses.Expr), and the exponential model for any other loss (the check
+// is validated on the losses of losses.ByName; another PolyTail is a
+// negative control of section C).
+func tailOf(l losses.Loss) *marginTail {
+	name := ""
+	if l != nil {
+		name = l.Name()
 	}
 	m := &marginTail{name: name, slope: expSlope, curv: expSlope, c: 1}
-	l, err := losses.ByName(name)
-	if err != nil {
+	mg, ok := declaredMargin(l)
+	if !ok || l.Kind() != losses.Binary {
 		return m
 	}
-	mg, ok := losses.MarginOf(l)
-	if !ok || l.Kind() != losses.Binary {
+	switch v := mg.(type) {
+	case losses.Exponential:
+		return &marginTail{name: name, slope: expSlope, curv: expSlope, c: 1, expTail: true, known: true}
+	case losses.Logistic:
+		return &marginTail{name: name, slope: logisticSlope, curv: logisticCurv, c: 1, expTail: true, known: true}
+	case losses.PolyTail:
+		if v != losses.ZDPolyTail() {
+			return m
+		}
+	case *losses.Expr:
+	default:
 		return m
 	}
 	m.known = true
@@ -116,4 +126,38 @@ func tailOf(name string) *marginTail {
 		m.c, m.expTail = c[1], true
 	}
 	return m
+}
+
+// declaredMargin returns the margin loss that l declares: its own
+// (losses.MarginOf), or for a margin that stands in for another and says so
+// (Unwrap: a planted fault of package faults, which keeps the loss's name
+// and changes its values) the one it wraps. A check computes its theory
+// for the declared loss, never from the implementation it checks.
+func declaredMargin(l losses.Loss) (losses.Margin, bool) {
+	if l == nil {
+		return nil, false
+	}
+	m, ok := losses.MarginOf(l)
+	if !ok {
+		return nil, false
+	}
+	return declared(m), true
+}
+
+// declared returns the margin loss m declares: m, or the one it wraps
+// (declaredMargin).
+func declared(m losses.Margin) losses.Margin {
+	for {
+		w, wraps := m.(interface{ Unwrap() losses.Margin })
+		if !wraps {
+			return m
+		}
+		m = w.Unwrap()
+	}
+}
+
+// isExp reports the exponential loss ℓ(u) = e^{−u}.
+func isExp(m losses.Margin) bool {
+	_, ok := m.(losses.Exponential)
+	return ok
 }
