@@ -60,7 +60,7 @@ type descentCheck struct {
 	steps        int
 	worst        float64 // ‖Δθ + η∇𝓛‖/tol, largest
 	radial, tang float64 // at the worst step, relative to ‖η∇𝓛‖
-	at           int
+	at, to       int     // the worst step's records
 }
 
 // checkDescentSteps checks the descent-step identity at every pair of
@@ -106,7 +106,7 @@ func checkDescentStepsIn(obj *train.Objective, tr *train.Trajectory, separated b
 				return nil, fmt.Errorf("step %d → %d: the identity is not finite (error %v, tolerance %v)", a.Step, b.Step, e, tol)
 			}
 			if r > c.worst || c.steps == 1 {
-				c.worst, c.at = r, a.Step
+				c.worst, c.at, c.to = r, a.Step, b.Step
 				rho := floats.Norm(a.Theta, 2)
 				rad := floats.Dot(step, a.Theta) / rho
 				c.radial = math.Abs(rad) / g
@@ -124,7 +124,7 @@ func (c *descentCheck) verdict() *Verdict {
 	}
 	v := Verdict{Status: Violated, Statistic: c.worst, Bound: 1, Detail: fmt.Sprintf(
 		"the step from step %d is not −η∇𝓛(θ): ‖Δθ + η∇𝓛‖ is %.3g times its rounding bound (radial part %.3g, tangential part %.3g of ‖η∇𝓛‖), so ρ's growth (Lemma E.7 (P2)) and θ̂'s motion ((15)) are not those Lemma C.9 bounds",
-		c.at, c.worst, c.radial, c.tang)}
+		c.at, c.worst, c.radial, c.tang), Worst: &Span{c.at, c.to}}
 	return &v
 }
 

@@ -161,6 +161,7 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 		return Undecided("the trajectory has no step after separation (𝓛 < ℓ(b_f)): t₀ not reached")
 	}
 	worst, worstDetail := math.Inf(-1), ""
+	var at *Span
 	var sumBound float64
 	var excess []float64 // (dev − δ − rounding)/e_k of every step after t₀
 	var comp *flowCompanion
@@ -186,11 +187,11 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 		bound := math.Max(p.gradBound, q.gradBound)*errBar + p.round + q.round
 		sumBound += bound
 		if r := (p.logGamma - q.logGamma) / bound; r > worst || math.IsNaN(r) {
-			worst = r
+			worst, at = r, &Span{p.step, q.step}
 			worstDetail = fmt.Sprintf("step %d→%d: log γ̃ %.15g → %.15g (Δ = %.3g, error bound %.3g from an independent error bar %.3g; the integrator reported %.3g)",
 				p.step, q.step, p.logGamma, q.logGamma, q.logGamma-p.logGamma, bound, errBar, q.localErr)
 			if !(worst <= 1) {
-				return Verdict{Status: Violated, Statistic: worst, Bound: 1, Detail: "γ̃ decreased beyond the error bound: " + worstDetail}
+				return Verdict{Status: Violated, Statistic: worst, Bound: 1, Detail: "γ̃ decreased beyond the error bound: " + worstDetail, Worst: at}
 			}
 		}
 		// 𝓛 non-increasing (d𝓛/dt = −‖∇𝓛‖²) and ρ non-decreasing (Lemma
@@ -243,8 +244,10 @@ func MarginMonotone(c TrajectoryCase) Verdict {
 	if !(sumBound <= MonotoneResolution*growth) {
 		return Undecided("the summed error bound %.3g of log γ̃ is not far below its growth %.3g after t₀ (resolution %g): tighten the integrator", sumBound, growth, MonotoneResolution)
 	}
-	return Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g%s; worst %s",
+	v := Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g%s; worst %s",
 		len(pts)-1-t0, first.step, growth, sumBound, first.logLoss, last.logLoss, first.rho, last.rho, gap, a5, integrator, worstDetail))
+	v.Worst = at
+	return v
 }
 
 // firstTheta returns the first record's θ (or a zero vector), only to let
@@ -321,23 +324,26 @@ func GDMarginMonotone(c TrajectoryCase) Verdict {
 		}
 	}
 	worst, worstDetail := math.Inf(-1), ""
+	var at *Span
 	var sumBound float64
 	for k := t0; k+1 < len(pts); k++ {
 		bound := roundHat[k] + roundHat[k+1]
 		sumBound += bound
 		if r := (logHat[k] - logHat[k+1]) / bound; r > worst || math.IsNaN(r) {
-			worst = r
+			worst, at = r, &Span{pts[k].step, pts[k+1].step}
 			worstDetail = fmt.Sprintf("step %d→%d: log γ̂ %.15g → %.15g (Δ = %.3g, rounding bound %.3g)",
 				pts[k].step, pts[k+1].step, logHat[k], logHat[k+1], logHat[k+1]-logHat[k], bound)
 		}
 	}
 	growth := logHat[len(pts)-1] - logHat[t0]
 	if worst > 1 {
-		return Verdict{Status: Violated, Statistic: worst, Bound: 1, Detail: "γ̂ decreased: " + worstDetail}
+		return Verdict{Status: Violated, Statistic: worst, Bound: 1, Detail: "γ̂ decreased: " + worstDetail, Worst: at}
 	}
 	if !(sumBound <= MonotoneResolution*growth) {
 		return Undecided("the summed rounding bound %.3g of log γ̂ is not far below its growth %.3g after t₀", sumBound, growth)
 	}
-	return Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d (log 𝓛(t₀) = %.6g): log γ̂ grew by %.6g, γ̂ < γ̃ ≤ γ̄ throughout; worst %s",
+	v := Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d (log 𝓛(t₀) = %.6g): log γ̂ grew by %.6g, γ̂ < γ̃ ≤ γ̄ throughout; worst %s",
 		len(pts)-1-t0, pts[t0].step, pts[t0].logLoss, growth, worstDetail))
+	v.Worst = at
+	return v
 }
