@@ -277,10 +277,7 @@ func (r *recorded) gradientClaim(check func(tr *train.Trajectory) theorems.Verdi
 	if v := r.unseparated(); v != nil {
 		return *v
 	}
-	if r.t.Flow() {
-		return check(r.tr)
-	}
-	if r.gd.Status == theorems.Holds {
+	if r.t.Flow() || r.gd.Status == theorems.Holds {
 		return check(r.tr)
 	}
 	// The premise refuted (or could not check) the declared GD: the claim's
