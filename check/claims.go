@@ -2,8 +2,7 @@ package check
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
+	"math"
 
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -73,10 +72,10 @@ var claims = []claim{
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_2, discrete, whole(func(r *recorded) theorems.Verdict {
+		// Records need not be consecutive (Gaps): γ̂ non-decreasing at
+		// every step is non-decreasing between any two records.
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict {
-			return r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
-				return margins.GDMarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
-			})
+			return margins.GDMarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: tr.Records, ExactSteps: true, Gaps: true})
 		})
 	})},
 	{theorems.LL_4_3, binaryLoss, whole(func(r *recorded) theorems.Verdict {
@@ -137,9 +136,7 @@ var claims = []claim{
 	// ZD Thm 7 checks GD's flow under the recorded weights itself
 	// (linearLimit), with or without reweighting.
 	{theorems.ZD_T7, linearWeighted, whole(func(r *recorded) theorems.Verdict {
-		tr := *r.tr
-		tr.Optimizer = "gd"
-		return grwclass.GRWDirection(r.obj.Data, &tr)
+		return grwclass.GRWDirection(r.obj.Data, r.tr)
 	})},
 }
 
@@ -265,52 +262,12 @@ func (r *recorded) monotone(tr *train.Trajectory) theorems.Verdict {
 	if r.t.Flow() {
 		return margins.MarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: tr.Records})
 	}
-	v := r.asConsecutive(tr, func(rs []train.Record) theorems.Verdict {
-		return margins.MarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: rs, ExactSteps: true})
-	})
+	v := margins.MarginMonotone(margins.TrajectoryCase{Obj: r.obj, Records: tr.Records, ExactSteps: true, Gaps: true})
 	if v.Status != theorems.Holds && v.Status != theorems.Violated {
 		return v
 	}
 	v.Detail = "gradient-descent records, checked as steps of a map (LL Thm 4.1 is the flow's statement, which GD with a small step follows; a decrease between two records is a decrease at some step): " + v.Detail
 	return v
-}
-
-// asConsecutive runs a monotonicity check of gradient-descent records that
-// need not be consecutive: a quantity non-decreasing at every step is
-// non-decreasing between any two records, so a decrease between records is
-// a decrease at some step in between. The checks (MarginMonotone,
-// GDMarginMonotone) ask consecutive step numbers, since their records are
-// usually every step; they get the records numbered by index, and the
-// verdict's detail is translated back to the run's steps.
-func (r *recorded) asConsecutive(tr *train.Trajectory, check func([]train.Record) theorems.Verdict) theorems.Verdict {
-	rs := make([]train.Record, len(tr.Records))
-	for i, rec := range tr.Records {
-		rs[i] = rec
-		rs[i].Step = i
-	}
-	v := check(rs)
-	v.Detail = stepNumber.ReplaceAllStringFunc(v.Detail, func(m string) string {
-		sub := stepNumber.FindStringSubmatch(m)
-		out := "step " + r.stepOf(sub[1])
-		if sub[2] != "" {
-			out += "→" + r.stepOf(sub[2])
-		}
-		return out
-	})
-	return v
-}
-
-// stepNumber matches the step numbers in MarginMonotone's details.
-var stepNumber = regexp.MustCompile(`step (\d+)(?:→(\d+))?`)
-
-// stepOf returns the run's step number of the record index k (a decimal
-// string), or k itself when it is not an index.
-func (r *recorded) stepOf(k string) string {
-	i, err := strconv.Atoi(k)
-	if err != nil || i < 0 || i >= len(r.t.Steps) {
-		return k
-	}
-	return strconv.Itoa(r.t.Steps[i])
 }
 
 // gradientClaim runs a claim about gradient descent (or flow) after its
@@ -325,15 +282,15 @@ func (r *recorded) gradientClaim(check func(tr *train.Trajectory) theorems.Verdi
 	if v := r.unseparated(); v != nil {
 		return *v
 	}
-	if r.t.Flow() {
+	if r.t.Flow() || r.gd.Status == theorems.Holds {
 		return check(r.tr)
 	}
-	if r.gd.Status == theorems.Holds {
-		tr := *r.tr
-		tr.Optimizer = "gd"
-		return check(&tr)
-	}
-	measured := check(r.tr) // Optimizer "recorded": no step identity
+	// The premise refuted (or could not check) the declared GD: the claim's
+	// statistic is measured on the run taken as an unknown step rule, so
+	// that the check does not stop at the step identity again.
+	unverified := *r.tr
+	unverified.Step = train.StepRule{Kind: train.UnknownStep, LR: math.NaN()}
+	measured := check(&unverified)
 	var v theorems.Verdict
 	switch r.gd.Status {
 	case theorems.Inconclusive:

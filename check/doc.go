@@ -95,9 +95,12 @@
 // the logistic loss ℓ(q) = log(1 + e^{−q}) is BCEWithLogitsLoss. T = Σ η
 // adds lr[t] for every step from record t to the next.
 //
+// A file declares its step rule (Trajectory.Rule): with lr, gradient descent
+// with the recorded step sizes; with time, a gradient flow. The records'
+// train.Trajectory carries that declaration and check never rewrites it.
 // Every record is re-measured by the engine (train.Measure: log 𝓛, ρ, q_min,
-// γ̄, γ̃), and the premise of every gradient-descent theorem of LL is checked
-// first: at every pair of consecutive records (t, t+1) after separation,
+// γ̄, γ̃), and the premise of every gradient-descent theorem of LL, which
+// verifies the declared GD, is checked first: at every pair of consecutive records (t, t+1) after separation,
 //
 //	θ(t+1) = θ(t) − η∇𝓛(θ(t))   to rounding (kkt.DescentSteps, StepIdentityUlps).
 //

@@ -32,7 +32,7 @@ func FromTrain(tr *train.Trajectory, model models.Model, data *dataset.Dataset) 
 	}
 	t.Params = paramsOf(model)
 	t.Modules = modulesOf(model.String(), t.Params)
-	flow := tr.Optimizer == "flow"
+	flow := tr.Step.Kind == train.FlowStep
 	for i, r := range tr.Records {
 		t.Steps = append(t.Steps, r.Step)
 		t.Theta = append(t.Theta, r.Theta)

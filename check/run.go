@@ -189,11 +189,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	if deg.Homogeneous {
 		L = deg.Order
 	}
-	opt := "recorded"
-	if t.Flow() {
-		opt = "flow"
-	}
-	r.tr = &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt, Degree: L}
+	r.tr = &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: t.Rule(), Degree: L}
 	logT := math.Inf(-1)
 	if !t.Flow() && t.Steps[0] > 0 {
 		logT = accumulate(logT, math.Log(t.LR[0]*scale), t.Steps[0])
@@ -252,7 +248,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	r.tr.Theta = r.tr.Records[len(r.tr.Records)-1].Theta
 	if t.Weights != nil {
 		r.tr.Weights = t.Weights[len(t.Weights)-1]
-		r.tr.Weighting = "recorded"
+		r.tr.Scheme = train.Scheme{Kind: train.RecordedScheme}
 	}
 	r.gd = r.descentPremise()
 	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
@@ -291,13 +287,23 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	if r.weightsVary {
 		return theorems.Assumption("the GRW weights change along the run: the objective is not one fixed 𝓛 = Σ_n ℓ(q_n)")
 	}
-	gd := *r.tr
-	gd.Optimizer = "gd"
-	v := kkt.DescentSteps(r.obj, &gd)
+	v := kkt.DescentSteps(r.obj, r.tr)
 	if v.Status == theorems.Violated {
-		v.Detail += r.premiseHint(&gd)
+		v.Detail += r.premiseHint(r.tr)
 	}
 	return v
+}
+
+// Rule returns the step rule the file declares: gradient descent with the
+// recorded step sizes (lr; θ(t+1) = θ(t) − lr_t·∇ of the loss and
+// reduction read), or a gradient flow (time). The premise
+// (kkt.DescentSteps) is what checks the first; nothing in check
+// changes what a run declares.
+func (t *Trajectory) Rule() train.StepRule {
+	if t.Flow() {
+		return train.StepRule{Kind: train.FlowStep}
+	}
+	return train.StepRule{Kind: train.GDStep, LR: math.NaN()}
 }
 
 // results runs the claims (claims.go).

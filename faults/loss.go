@@ -21,6 +21,10 @@ func (b branchFPrime) FPrime(q float64) float64 {
 
 func (b branchFPrime) DLogLoss(q float64) float64 { return -b.FPrime(q) }
 
+// Unwrap returns the loss the fault stands in for: what the run declares,
+// which the checks compute their theory for.
+func (b branchFPrime) Unwrap() losses.Margin { return b.Margin }
+
 // underflowing leaves log domain: log ℓ(q) = log(e^{log ℓ(q)}), with ℓ
 // floored at the smallest subnormal (5e-324) instead of underflowing to 0
 // (so that nothing becomes −Inf; math.Log reads that subnormal as about
@@ -44,6 +48,9 @@ func (u underflowing) FPrime(q float64) float64 {
 }
 
 func (u underflowing) DLogLoss(q float64) float64 { return -u.FPrime(q) }
+
+// Unwrap returns the loss the fault stands in for.
+func (u underflowing) Unwrap() losses.Margin { return u.Margin }
 
 func withUnderflow(l losses.Loss) losses.Loss {
 	if b, ok := l.(losses.BinaryLoss); ok {

@@ -6,12 +6,13 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-// wrapped forwards the optional interfaces of the optimizer it wraps
-// (train.Resetter, train.ErrorEstimator) so that a fault changes the step
-// and nothing else.
+// wrapped forwards the declared step rule (Rule) and the optional
+// interfaces of the optimizer it wraps (train.Resetter,
+// train.ErrorEstimator) so that a fault changes the step and nothing else:
+// the run still declares the rule it was asked for.
 type wrapped struct{ inner train.Optimizer }
 
-func (w wrapped) Name() string { return w.inner.Name() }
+func (w wrapped) Rule() train.StepRule { return w.inner.Rule() }
 
 func (w wrapped) Reset(p int) {
 	if r, ok := w.inner.(train.Resetter); ok {

@@ -54,7 +54,15 @@ type Verdict struct {
 	// Detail explains the verdict: the counterexample, the hypothesis that
 	// failed, or why the case could not decide.
 	Detail string
+	// Worst locates the worst case in a run's records, for the checks over a
+	// run that have one (nil otherwise): what a caller reads instead of the
+	// step numbers in Detail.
+	Worst *Span
 }
+
+// Span is the step interval [From, To] of the records where a check over a
+// run met its worst case (From = To for one record).
+type Span struct{ From, To int }
 
 // String returns "status (statistic vs bound): detail".
 func (v Verdict) String() string {

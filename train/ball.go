@@ -44,8 +44,8 @@ func NewProjectedGD(lr, radius float64) (*ProjectedGD, error) {
 	return &ProjectedGD{LR: lr, Radius: radius}, nil
 }
 
-// Name returns "pgd".
-func (*ProjectedGD) Name() string { return "pgd" }
+// Rule returns projected GD with η.
+func (p *ProjectedGD) Rule() StepRule { return StepRule{Kind: ProjectedGDStep, LR: p.LR} }
 
 // Step takes the GD step then projects on the ball.
 func (p *ProjectedGD) Step(_ *Objective, theta []float64, ev *Eval) (float64, error) {

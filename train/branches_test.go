@@ -137,16 +137,17 @@ func TestMomentumRecurrence(t *testing.T) {
 }
 
 // TestScheduleWeights: a schedule's weights may be 0 (≥ 0) but not all 0;
-// a bad one is named by its 1-based index; the name is its label.
+// a bad one is named by its 1-based index; the schedule by its kind.
 func TestScheduleWeights(t *testing.T) {
 	d := &dataset.Dataset{N: 2, D: 1, X: []float64{1, 2}, Y: []float64{1, 1}}
 	q := make([]float64, 2)
-	s := &Schedule{Label: "half", At: func(_ int, q []float64) { q[0], q[1] = 0, 2 }}
+	s := &Schedule{Kind: ScheduleA3, At: func(_ int, q []float64) { q[0], q[1] = 0, 2 }}
 	require.NoError(t, s.Start(d))
 	require.NoError(t, s.Update(0, nil, q))
 	assert.Equal(t, []float64{0, 1}, q)
-	assert.Equal(t, "half", s.Name())
-	assert.Equal(t, "schedule", (&Schedule{}).Name())
+	assert.Equal(t, Scheme{Kind: ScheduleA3}, s.Scheme())
+	assert.Equal(t, "schedule-A3", s.Scheme().String())
+	assert.Equal(t, Scheme{Kind: ScheduleScheme}, (&Schedule{}).Scheme())
 	zero := &Schedule{At: func(_ int, q []float64) { q[0], q[1] = 0, 0 }}
 	assert.ErrorContains(t, zero.Update(0, nil, q), "weights sum to 0")
 	neg := &Schedule{At: func(_ int, q []float64) { q[0], q[1] = 1, -1 }}

@@ -39,8 +39,8 @@ func NewGroupDRO(nu float64, groups []int) (*GroupDRO, error) {
 	return &GroupDRO{Nu: nu, Groups: groups}, nil
 }
 
-// Name returns "gdro".
-func (*GroupDRO) Name() string { return "gdro" }
+// Scheme returns GroupDROScheme with ν.
+func (w *GroupDRO) Scheme() Scheme { return Scheme{Kind: GroupDROScheme, Param: w.Nu} }
 
 // Start sets g_k = 1/K.
 func (w *GroupDRO) Start(d *dataset.Dataset) error {
@@ -185,8 +185,8 @@ func NewChiSquareDRO(rho float64) (*ChiSquareDRO, error) {
 	return &ChiSquareDRO{Rho: rho}, nil
 }
 
-// Name returns "chi2".
-func (*ChiSquareDRO) Name() string { return "chi2" }
+// Scheme returns ChiSquareScheme with ρ.
+func (w *ChiSquareDRO) Scheme() Scheme { return Scheme{Kind: ChiSquareScheme, Param: w.Rho} }
 
 // Start allocates the buffers.
 func (w *ChiSquareDRO) Start(d *dataset.Dataset) error {
@@ -270,8 +270,8 @@ func NewCVaRDRO(alpha float64) (*CVaRDRO, error) {
 	return &CVaRDRO{Alpha: alpha}, nil
 }
 
-// Name returns "cvar".
-func (*CVaRDRO) Name() string { return "cvar" }
+// Scheme returns CVaRScheme with α.
+func (w *CVaRDRO) Scheme() Scheme { return Scheme{Kind: CVaRScheme, Param: w.Alpha} }
 
 // Start allocates the buffers.
 func (w *CVaRDRO) Start(d *dataset.Dataset) error {

@@ -119,8 +119,8 @@ func init() {
 	RegisterOptimizer("flow", func(o OptimizerOptions) (Optimizer, error) { return NewFlow(o.Tol) })
 }
 
-// Name returns "flow".
-func (*Flow) Name() string { return "flow" }
+// Rule returns the flow with its tolerance.
+func (f *Flow) Rule() StepRule { return StepRule{Kind: FlowStep, Tol: f.Tol} }
 
 // LocalError returns ‖e‖₂ of the last accepted step.
 func (f *Flow) LocalError() float64 { return f.lastErr }

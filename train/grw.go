@@ -23,8 +23,9 @@ import (
 // evaluates the per-sample losses at θ_t, calls Update, and steps on the
 // objective reweighted with q^{(t)} (Objective.Reweight).
 type Weighting interface {
-	// Name is the scheme's short name, as the CLI spells it.
-	Name() string
+	// Scheme describes the scheme (what the run's Trajectory.Scheme says
+	// reweighted it).
+	Scheme() Scheme
 	// Start prepares a run on d (sizes, groups) and resets any state.
 	Start(d *dataset.Dataset) error
 	// Update writes q^{(t)} into q (len N) from logLoss[i] = log ℓ_i(θ_t),
@@ -108,8 +109,8 @@ func groupsFor(labels []int, d *dataset.Dataset) (Grouping, error) {
 // ERM is empirical risk minimization, q_i = 1/n.
 type ERM struct{ n int }
 
-// Name returns "erm".
-func (*ERM) Name() string { return "erm" }
+// Scheme returns ERMScheme.
+func (*ERM) Scheme() Scheme { return Scheme{Kind: ERMScheme} }
 
 // Start records n.
 func (e *ERM) Start(d *dataset.Dataset) error { e.n = d.N; return nil }
@@ -129,8 +130,8 @@ type Static struct {
 	q []float64
 }
 
-// Name returns "static".
-func (*Static) Name() string { return "static" }
+// Scheme returns StaticScheme.
+func (*Static) Scheme() Scheme { return Scheme{Kind: StaticScheme} }
 
 // Start checks and normalizes the weights.
 func (s *Static) Start(d *dataset.Dataset) error {
@@ -182,8 +183,8 @@ type ImportanceWeighting struct {
 	q      []float64
 }
 
-// Name returns "iw".
-func (*ImportanceWeighting) Name() string { return "iw" }
+// Scheme returns ImportanceScheme.
+func (*ImportanceWeighting) Scheme() Scheme { return Scheme{Kind: ImportanceScheme} }
 
 // Start computes the weights from the group sizes.
 func (w *ImportanceWeighting) Start(d *dataset.Dataset) error {
@@ -208,22 +209,24 @@ func (w *ImportanceWeighting) Update(_ int, _, q []float64) error {
 // alone (the random schedules of the property tests, ZD Assumptions 1 and
 // 3). At writes unnormalized weights ≥ 0 into q; Update normalizes them.
 type Schedule struct {
-	Label string
-	At    func(t int, q []float64)
+	// Kind says which assumption the schedule is meant to meet (ScheduleA1,
+	// ScheduleA3, VanishingSchedule); NoScheme reads as ScheduleScheme.
+	Kind SchemeKind
+	At   func(t int, q []float64)
 }
 
-// Name returns the label, or "schedule".
-func (s *Schedule) Name() string {
-	if s.Label == "" {
-		return "schedule"
+// Scheme returns the schedule's kind (ScheduleScheme when none is set).
+func (s *Schedule) Scheme() Scheme {
+	if s.Kind == NoScheme {
+		return Scheme{Kind: ScheduleScheme}
 	}
-	return s.Label
+	return Scheme{Kind: s.Kind}
 }
 
 // Start checks that At is set.
 func (s *Schedule) Start(*dataset.Dataset) error {
 	if s.At == nil {
-		return fmt.Errorf("train: schedule %s has no weight function", s.Name())
+		return fmt.Errorf("train: schedule %s has no weight function", s.Scheme())
 	}
 	return nil
 }
@@ -234,12 +237,12 @@ func (s *Schedule) Update(t int, _, q []float64) error {
 	var sum float64
 	for i, v := range q {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("train: schedule %s step %d: weight %d is %v", s.Name(), t, i+1, v)
+			return fmt.Errorf("train: schedule %s step %d: weight %d is %v", s.Scheme(), t, i+1, v)
 		}
 		sum += v
 	}
 	if !(sum > 0) {
-		return fmt.Errorf("train: schedule %s step %d: weights sum to %v", s.Name(), t, sum)
+		return fmt.Errorf("train: schedule %s step %d: weights sum to %v", s.Scheme(), t, sum)
 	}
 	for i := range q {
 		q[i] /= sum
@@ -321,7 +324,7 @@ func startRun(obj *Objective, opt Optimizer, p int, cfg *Config, tr *Trajectory)
 	if err := cfg.Weighting.Start(obj.Data); err != nil {
 		return nil, err
 	}
-	tr.Weighting = cfg.Weighting.Name()
+	tr.Scheme = cfg.Weighting.Scheme()
 	return make([]float64, obj.Data.N), nil
 }
 

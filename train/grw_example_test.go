@@ -30,7 +30,7 @@ func ExampleWeighting() {
 		if _, err := train.Run(obj, gd, theta, train.Config{Steps: 3000, Every: 3000, Weighting: w}); err != nil {
 			panic(err)
 		}
-		fmt.Printf("%-6s θ = %.6f\n", w.Name(), theta)
+		fmt.Printf("%-6s θ = %.6f\n", w.Scheme(), theta)
 	}
 	adam, _ := train.NewAdam(0.01, 0, 0, 1e-3)
 	theta := make([]float64, 3)

@@ -229,7 +229,7 @@ func TestParseWeighting(t *testing.T) {
 	for spec, name := range map[string]string{"erm": "erm", "iw": "iw", "gdro": "gdro", "gdro:0.5": "gdro", "chi2:2": "chi2", "cvar:0.3": "cvar", "cvar": "cvar", "chi2": "chi2"} {
 		w, err := ParseWeighting(spec, nil)
 		require.NoError(t, err, spec)
-		assert.Equal(t, name, w.Name())
+		assert.Equal(t, name, w.Scheme().String())
 	}
 	g, _ := ParseWeighting("gdro:0.5", nil)
 	assert.Equal(t, 0.5, g.(*GroupDRO).Nu)
@@ -293,7 +293,8 @@ func TestRunWithWeighting(t *testing.T) {
 	_, err = Run(objB, gd, thB, Config{Steps: 50})
 	require.NoError(t, err)
 	assert.InDeltaSlice(t, thB, thA, 1e-14)
-	assert.Equal(t, "static", trA.Weighting)
+	assert.Equal(t, Scheme{Kind: StaticScheme}, trA.Scheme)
+	assert.True(t, trA.Scheme.Fixed())
 	assert.InDeltaSlice(t, w, trA.Weights, 1e-15)
 	assert.Len(t, trA.Records, 6)
 	assert.InDeltaSlice(t, w, trA.Records[3].Weights, 1e-15)

@@ -56,8 +56,8 @@ func NewLearnedWeighting(lr float64, psi0 []float64, b0 float64) (*LearnedWeight
 	return &LearnedWeighting{LR: lr, Psi0: append([]float64(nil), psi0...), B0: b0}, nil
 }
 
-// Name returns "learned".
-func (*LearnedWeighting) Name() string { return "learned" }
+// Scheme returns LearnedScheme with its step.
+func (w *LearnedWeighting) Scheme() Scheme { return Scheme{Kind: LearnedScheme, Param: w.LR} }
 
 // Start resets ψ and b to their initial values.
 func (w *LearnedWeighting) Start(d *dataset.Dataset) error {

@@ -52,6 +52,7 @@ type LossBased struct {
 	Accepted, Rejected int
 
 	theta0, dir []float64
+	alpha0      float64 // α(0), as declared
 }
 
 // NewLossBased returns the schedule with α(0) = alpha0 (0 means LL's 0.1).
@@ -62,15 +63,15 @@ func NewLossBased(alpha0 float64) (*LossBased, error) {
 	if !(alpha0 > 0) || math.IsInf(alpha0, 0) {
 		return nil, fmt.Errorf("train: loss-based α(0) must be a finite number > 0, got %v", alpha0)
 	}
-	return &LossBased{LogAlpha: math.Log(alpha0)}, nil
+	return &LossBased{LogAlpha: math.Log(alpha0), alpha0: alpha0}, nil
 }
 
 func init() {
 	RegisterOptimizer("lossbased", func(o OptimizerOptions) (Optimizer, error) { return NewLossBased(o.LR) })
 }
 
-// Name returns "lossbased".
-func (*LossBased) Name() string { return "lossbased" }
+// Rule returns the loss-based schedule with its α(0).
+func (lb *LossBased) Rule() StepRule { return StepRule{Kind: LossBasedStep, LR: lb.alpha0} }
 
 // Step tries θ − α·Dir until the objective decreases, then returns
 // log η = log α − log(𝓛 + R) of the accepted step. It returns ErrStalled,

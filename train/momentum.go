@@ -43,8 +43,8 @@ func NewMomentum(lr, beta float64) (*Momentum, error) {
 	return &Momentum{LR: lr, Beta: beta}, nil
 }
 
-// Name returns "momentum".
-func (*Momentum) Name() string { return "momentum" }
+// Rule returns heavy ball with η and β.
+func (m *Momentum) Rule() StepRule { return StepRule{Kind: HeavyBallStep, LR: m.LR, Momentum: m.Beta} }
 
 // Reset zeroes the velocity.
 func (m *Momentum) Reset(p int) {
@@ -113,8 +113,8 @@ func NewAdam(lr, beta1, beta2, eps float64) (*Adam, error) {
 	return &Adam{LR: lr, Beta1: beta1, Beta2: beta2, Epsilon: eps}, nil
 }
 
-// Name returns "adam".
-func (*Adam) Name() string { return "adam" }
+// Rule returns Adam with η.
+func (a *Adam) Rule() StepRule { return StepRule{Kind: AdamStep, LR: a.LR} }
 
 // Reset zeroes the moments and the step count.
 func (a *Adam) Reset(p int) {

@@ -11,8 +11,9 @@ import (
 
 // Optimizer advances θ by one step of the objective.
 type Optimizer interface {
-	// Name is the optimizer's short name, as the CLI spells it.
-	Name() string
+	// Rule declares the step rule and its parameters (what the run's
+	// Trajectory.Step says ran).
+	Rule() StepRule
 	// Step moves theta in place from θ_t to θ_{t+1}, given the evaluation
 	// ev of the objective (with gradient) at θ_t, and returns log η_t, the
 	// log of the step's time increment (T = Σ η_t, LL §4).
@@ -78,8 +79,8 @@ func NewGD(lr float64) (*GD, error) {
 	return &GD{LR: lr}, nil
 }
 
-// Name returns "gd".
-func (*GD) Name() string { return "gd" }
+// Rule returns GD with η.
+func (g *GD) Rule() StepRule { return StepRule{Kind: GDStep, LR: g.LR} }
 
 // Step sets θ ← θ − e^{log η + log 𝓛}·Dir.
 func (g *GD) Step(_ *Objective, theta []float64, ev *Eval) (float64, error) {

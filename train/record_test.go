@@ -47,7 +47,7 @@ type stallAfter struct {
 	eta float64
 }
 
-func (*stallAfter) Name() string { return "stall" }
+func (*stallAfter) Rule() StepRule { return StepRule{} }
 
 func (s *stallAfter) Step(obj *Objective, theta []float64, ev *Eval) (float64, error) {
 	if s.n == 0 {

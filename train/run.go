@@ -49,17 +49,23 @@ type Record struct {
 	LocalError float64
 }
 
-// Trajectory is what a run recorded.
+// Trajectory is what a run recorded, and what ran: the loss, the step rule
+// and the GRW scheme as the run declared them (the checks read these, never
+// a name).
 type Trajectory struct {
-	Model, Loss, Optimizer string
-	Degree                 float64 // L (NaN when not homogeneous)
-	Records                []Record
-	Theta                  []float64 // final θ
-	Steps                  int       // steps taken
-	// Weighting names the GRW scheme and Weights holds its final q (nil
-	// without a scheme).
-	Weighting string
-	Weights   []float64
+	Model string
+	// Loss is the loss the objective was built with (nil: not declared).
+	Loss losses.Loss
+	// Step is the optimizer's step rule (Optimizer.Rule).
+	Step    StepRule
+	Degree  float64 // L (NaN when not homogeneous)
+	Records []Record
+	Theta   []float64 // final θ
+	Steps   int       // steps taken
+	// Scheme is the GRW scheme (NoScheme without one) and Weights holds
+	// its final q (nil without a scheme).
+	Scheme  Scheme
+	Weights []float64
 	// Stalled reports that the optimizer ended the run with ErrStalled: no
 	// step it may take decreases the objective any more.
 	Stalled bool
@@ -110,7 +116,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	if deg.Homogeneous {
 		L = deg.Order
 	}
-	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: opt.Name(), Degree: L}
+	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: opt.Rule(), Degree: L}
 	q, err := startRun(obj, opt, len(theta), &cfg, tr)
 	if err != nil {
 		return nil, err
@@ -124,7 +130,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		if math.IsInf(rec.Rho, 0) {
 			// Every θ_i is finite (checked after each step), but ‖θ‖ is
 			// beyond float64: no margin or norm can be reported from here.
-			return fmt.Errorf("step %d: %w: ‖θ‖ overflows float64 (diverged)", t, ErrNonFinite)
+			return &StepError{Step: t, Err: fmt.Errorf("%w: ‖θ‖ overflows float64 (diverged)", ErrNonFinite)}
 		}
 		rec.LogEta, rec.LocalError = logEta, localErr
 		localErr = 0
@@ -137,7 +143,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		}
 		if cfg.Observe != nil {
 			if err := cfg.Observe(&rec, theta, ev); err != nil {
-				return fmt.Errorf("step %d: %w", t, err)
+				return &StepError{Step: t, Err: err}
 			}
 		}
 		tr.Records = append(tr.Records, rec)
@@ -151,7 +157,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			ev, err = reweightStep(obj, cfg.Weighting, t, q, true)
 		}
 		if err != nil {
-			return tr, fmt.Errorf("step %d: %w", t, err)
+			return tr, &StepError{Step: t, Err: err}
 		}
 		done := t == cfg.Steps || (cfg.StopLogLoss != 0 && ev.LogLoss <= cfg.StopLogLoss)
 		recorded := t%every == 0 || done
@@ -172,7 +178,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			if !recorded {
 				ev, err := obj.Evaluate(theta, true)
 				if err != nil {
-					return tr, fmt.Errorf("step %d: %w", t, err)
+					return tr, &StepError{Step: t, Err: err}
 				}
 				if err := record(t, ev); err != nil {
 					return tr, err
@@ -181,7 +187,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			break
 		}
 		if err != nil {
-			return tr, fmt.Errorf("step %d: %w", t, err)
+			return tr, &StepError{Step: t, Err: err}
 		}
 		logEta = le
 		if keepSum {
@@ -192,7 +198,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		}
 		for i, v := range theta {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return tr, fmt.Errorf("step %d: %w: θ[%d] became %v (diverged)", t, ErrNonFinite, i, v)
+				return tr, &StepError{Step: t, Err: fmt.Errorf("%w: θ[%d] became %v (diverged)", ErrNonFinite, i, v)}
 			}
 		}
 		logT = numerics.LogAddExp(logT, logEta)

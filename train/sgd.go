@@ -171,6 +171,16 @@ func checkFit(m models.Model, l losses.Loss, d *dataset.Dataset) error {
 	return d.Validate()
 }
 
+// Rule returns SGD with its η (α(0) with the loss-based schedule) and
+// batch size.
+func (s *SGD) Rule() StepRule {
+	lr := s.cfg.LR
+	if s.cfg.LossBased && lr == 0 {
+		lr = LossBasedAlpha0
+	}
+	return StepRule{Kind: SGDStep, LR: lr, Batch: s.cfg.Batch}
+}
+
 // Epoch runs one epoch from θ (in place) and reports it. With the
 // loss-based schedule it returns an error wrapping ErrStalled, θ
 // unchanged, when sgdMaxRetries runs all failed to decrease 𝓛̄.

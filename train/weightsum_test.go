@@ -38,7 +38,7 @@ func TestWeightSumRecords(t *testing.T) {
 					want[i] += eta * q
 				}
 			}
-			assert.InDeltaSlice(t, want, r.WeightSum, 1e-14, "%s, step %d", w.Name(), r.Step)
+			assert.InDeltaSlice(t, want, r.WeightSum, 1e-14, "%s, step %d", w.Scheme(), r.Step)
 			prev = r.Step
 		}
 	}

@@ -43,10 +43,10 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 	for {
 		tr, err := Run(obj, opt, theta, Config{Steps: plan.Burst - 1, KeepTheta: true})
 		if tr != nil && out.Model == "" {
-			out.Model, out.Loss, out.Optimizer, out.Degree = tr.Model, tr.Loss, tr.Optimizer, tr.Degree
+			out.Model, out.Loss, out.Step, out.Degree = tr.Model, tr.Loss, tr.Step, tr.Degree
 		}
 		if err != nil {
-			return out, fmt.Errorf("step %d: %w", done, err)
+			return out, &StepError{Step: done, Err: err}
 		}
 		for i, r := range tr.Records {
 			if i == 0 && done > 0 {
@@ -76,7 +76,7 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 		}
 		tr, err = Run(obj, opt, theta, Config{Steps: gap, Every: gap})
 		if err != nil {
-			return out, fmt.Errorf("step %d: %w", done, err)
+			return out, &StepError{Step: done, Err: err}
 		}
 		logT = numerics.LogAddExp(logT, tr.Final().LogT)
 		gapEta = tr.Final().LogEta

@@ -49,8 +49,8 @@ func TestWindowPlanSteps(t *testing.T) {
 
 	// The trajectory names what was trained, as Run's does.
 	assert.Equal(t, "linear", tr.Model)
-	assert.Equal(t, "exp", tr.Loss)
-	assert.Equal(t, "gd", tr.Optimizer)
+	assert.Equal(t, obj.Loss, tr.Loss)
+	assert.Equal(t, StepRule{Kind: GDStep, LR: gd.LR}, tr.Step)
 	assert.Equal(t, 1.0, tr.Degree)
 
 	for _, bad := range []WindowPlan{

@@ -126,7 +126,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", err)
 		}
 	} else {
-		fmt.Fprintf(stdout, "run %s: model %s, loss %s, %d records (steps %d…%d), %d samples\n", *runPath, model, loss.Name(), len(t.Steps), t.Steps[0], t.Steps[len(t.Steps)-1], data.N)
+		fmt.Fprintf(stdout, "run %s: model %s, loss %s, step rule %s, %d records (steps %d…%d), %d samples\n", *runPath, model, loss.Name(), t.Rule(), len(t.Steps), t.Steps[0], t.Steps[len(t.Steps)-1], data.N)
 		if note != "" {
 			fmt.Fprintf(stdout, "note: %s\n", note)
 		}

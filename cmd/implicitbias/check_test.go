@@ -163,7 +163,7 @@ func TestCheckPyTorchRun(t *testing.T) {
 	run := goldenRun("digits_adam.npz")
 	code, out, errOut := runCLI("check", "--run", run)
 	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, out, "model mlp:relu:2x8, loss logistic, 11 records")
+	assert.Contains(t, out, "model mlp:relu:2x8, loss logistic, step rule gd (the recorded η), 11 records")
 	assert.Contains(t, out, "mapping: the engine's outputs at the last record agree with the run's")
 	assert.Contains(t, out, "gradient-descent premise (every recorded step is −η∇𝓛): violated")
 	assert.Contains(t, out, "LL-4.4 assumption-failed: not full-batch gradient descent on this loss")

@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"regexp"
-	"strconv"
+	"fmt"
 
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -24,24 +23,21 @@ func (o interruptible) Step(obj *train.Objective, theta []float64, ev *train.Eva
 	return o.Optimizer.Step(obj, theta, ev)
 }
 
-// nestedStep matches the "step A: step B: " of an error from a run inside
-// a run (train.RunWindows starts each burst at step A, and the burst's own
-// Run counts from 0).
-var nestedStep = regexp.MustCompile(`^step (\d+): step (\d+): `)
-
-// absoluteStep rewrites "step A: step B: …" as "step A+B: …", the step of
-// the whole run (issue 21: kkt printed "step 2: step 0: …").
+// absoluteStep rewrites the error of a run inside a run, a
+// train.StepError at step A wrapping one at step B (train.RunWindows starts
+// each burst at step A, and the burst's own Run counts from 0), as "step
+// A+B: …", the step of the whole run (issue 21: kkt printed "step 2: step
+// 0: …").
 func absoluteStep(err error) error {
-	if err == nil {
-		return nil
-	}
-	m := nestedStep.FindStringSubmatch(err.Error())
-	if m == nil {
+	outer, ok := err.(*train.StepError)
+	if !ok {
 		return err
 	}
-	a, _ := strconv.Atoi(m[1])
-	b, _ := strconv.Atoi(m[2])
-	return &stepError{msg: "step " + strconv.Itoa(a+b) + ": " + err.Error()[len(m[0]):], err: err}
+	inner, ok := outer.Err.(*train.StepError)
+	if !ok {
+		return err
+	}
+	return &stepError{msg: fmt.Sprintf("step %d: %v", outer.Step+inner.Step, inner.Err), err: err}
 }
 
 // stepError is an error with a rewritten message that still unwraps to the

@@ -36,13 +36,18 @@ func TestKKTInterrupt(t *testing.T) {
 }
 
 // TestAbsoluteStep: "step A: step B: …" of a run inside a run reads "step
-// A+B: …" and still unwraps to the engine's error.
+// A+B: …" and still unwraps to the engine's error; an error that only reads
+// like one is left alone.
 func TestAbsoluteStep(t *testing.T) {
-	inner := fmt.Errorf("step 3: %w: θ[0] became NaN (diverged)", train.ErrNonFinite)
-	err := absoluteStep(fmt.Errorf("step 64: %w", inner))
+	inner := &train.StepError{Step: 3, Err: fmt.Errorf("%w: θ[0] became NaN (diverged)", train.ErrNonFinite)}
+	nested := &train.StepError{Step: 64, Err: inner}
+	assert.Equal(t, "step 64: step 3: train: non-finite value: θ[0] became NaN (diverged)", nested.Error())
+	err := absoluteStep(nested)
 	assert.Equal(t, "step 67: train: non-finite value: θ[0] became NaN (diverged)", err.Error())
 	assert.True(t, errors.Is(err, train.ErrNonFinite))
-	plain := errors.New("step 2: bad")
+	plain := errors.New("step 2: step 5: bad")
 	assert.Equal(t, plain, absoluteStep(plain))
+	one := &train.StepError{Step: 2, Err: errors.New("bad")}
+	assert.Equal(t, error(one), absoluteStep(one))
 	assert.Nil(t, absoluteStep(nil))
 }

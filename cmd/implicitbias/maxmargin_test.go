@@ -218,7 +218,7 @@ func TestKKT(t *testing.T) {
 // on unit vectors of ℝ⁵, seed 5, 10 samples with teacher margin ≥ 30% of
 // the median: regenerate and compare.
 func TestReluTeacherData(t *testing.T) {
-	dc := cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamMLP, Depth: 2, Width: 8, Act: 0, In: 5, Seed: 5}, N: 10, Classes: 2, Separable: true, MarginFrac: 0.3}
+	dc := cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamMLP, Depth: 2, Width: 8, Act: cases.ActReLU, In: 5, Seed: 5}, N: 10, Classes: 2, Separable: true, MarginFrac: 0.3}
 	want, _, _, err := dc.Build()
 	require.NoError(t, err)
 	got, err := dataset.LoadCSV("testdata/relu_teacher.csv")

@@ -208,14 +208,14 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		fin = tr.Final() // observeTrain already summed it
 	}
 	out := map[string]any{
-		"model": tr.Model, "loss": tr.Loss, "optimizer": tr.Optimizer,
+		"model": tr.Model, "loss": tr.Loss.Name(), "optimizer": tr.Step.Kind.String(),
 		"steps": tr.Steps, "log_loss": num(fin.LogLoss), "log_T": num(fin.LogT), "stalled": tr.Stalled, "norm": num(fin.Rho),
 		"degree": num(tr.Degree), "q_min": num(fin.QMin),
 		"normalized_margin": num(fin.NormalizedMargin), "smoothed_margin": num(fin.SmoothedMargin),
 		"separated": fin.Separated, "theta": tr.Theta, "lr": *lr,
 	}
 	if weighting != nil {
-		out["weighting"], out["weights"] = tr.Weighting, tr.Weights
+		out["weighting"], out["weights"] = tr.Scheme.String(), tr.Weights
 	}
 	if red.mean {
 		out["reduce"] = "mean"

@@ -25,6 +25,18 @@ const (
 // homogeneousActs are the activations of generated homogeneous networks.
 var homogeneousActs = []string{"relu", "lrelu0.1", "lrelu0.3", "relu2", "relu3", "quad", "id"}
 
+// Activations of a homogeneous ArchCase (its Act, an index into
+// homogeneousActs), for literal cases.
+const (
+	ActReLU = iota
+	ActLReLU01
+	ActLReLU03
+	ActReLU2
+	ActReLU3
+	ActQuad
+	ActIdentity
+)
+
 // nonHomogeneousActs are the activations of the negative controls.
 var nonHomogeneousActs = []string{"tanh", "softplus"}
 

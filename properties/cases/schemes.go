@@ -71,7 +71,7 @@ func scheduleA1(r *rand.Rand, n int, p float64) *train.Schedule {
 		lim[i], start[i] = 0.2+0.8*r.Float64(), 0.2+0.8*r.Float64()
 	}
 	rho, omega := 0.9+0.099*p, 0.5*r.Float64()
-	return &train.Schedule{Label: "schedule-A1", At: func(t int, q []float64) {
+	return &train.Schedule{Kind: train.ScheduleA1, At: func(t int, q []float64) {
 		f := math.Pow(rho, float64(t)) * (1 + math.Cos(omega*float64(t))) / 2
 		for i := range q {
 			q[i] = lim[i] + (start[i]-lim[i])*f
@@ -92,7 +92,7 @@ func scheduleA3(r *rand.Rand, n int, p float64) *train.Schedule {
 	if period > 11 {
 		period = 11
 	}
-	return &train.Schedule{Label: "schedule-A3", At: func(t int, q []float64) {
+	return &train.Schedule{Kind: train.ScheduleA3, At: func(t int, q []float64) {
 		src := a
 		if (t/period)%2 == 1 {
 			src = b
@@ -111,7 +111,7 @@ func scheduleVanishing(r *rand.Rand, n int, p float64) *train.Schedule {
 	}
 	gone := r.IntN(n)
 	rho := 0.5 + 0.4*p
-	return &train.Schedule{Label: "vanishing", At: func(t int, q []float64) {
+	return &train.Schedule{Kind: train.VanishingSchedule, At: func(t int, q []float64) {
 		copy(q, w)
 		q[gone] = w[gone] * math.Pow(rho, float64(t))
 	}}

@@ -56,9 +56,9 @@ func (c KKTCase) arch() cases.ArchCase {
 	case KKTDeepLinear:
 		a.Family = cases.FamDeepLinear
 	case KKTReLU:
-		a.Family, a.Act = cases.FamMLP, 0 // relu
+		a.Family, a.Act = cases.FamMLP, cases.ActReLU
 	case KKTQuad:
-		a.Family, a.Act = cases.FamMLP, 5 // quad
+		a.Family, a.Act = cases.FamMLP, cases.ActQuad
 	}
 	return a
 }
@@ -247,7 +247,7 @@ func (b *KKTBuilt) FrozenAt(u []float64, decades float64, points int) (*train.Tr
 		}
 		c *= 2
 	}
-	tr := &train.Trajectory{Model: b.Model.String(), Loss: b.Obj.Loss.Name(), Optimizer: "none (fixed direction)", Degree: L}
+	tr := &train.Trajectory{Model: b.Model.String(), Loss: b.Obj.Loss, Step: train.StepRule{Kind: train.FixedDirectionStep}, Degree: L}
 	for k := 0; k < points; k++ {
 		s := c * math.Pow(10, decades*float64(k)/float64(points-1))
 		floats.ScaleTo(θ, s, u)

@@ -225,7 +225,7 @@ type overStep struct {
 	dir, shift []float64
 }
 
-func (*overStep) Name() string { return "overstep" }
+func (*overStep) Rule() train.StepRule { return train.StepRule{} } // not a rule train knows
 
 func (o *overStep) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
 	if o.dir == nil {

@@ -103,7 +103,7 @@ func a1Schedule(seed uint64, n int) (s *train.Schedule, qmin, qmax float64) {
 	// and its extremes are at t = 0 or t → ∞.
 	qmin = math.Min(floats.Min(q0)/floats.Sum(q0), floats.Min(qInf)/floats.Sum(qInf))
 	qmax = math.Max(floats.Max(q0)/floats.Sum(q0), floats.Max(qInf)/floats.Sum(qInf))
-	return &train.Schedule{Label: "schedule-A1", At: at}, qmin, qmax
+	return &train.Schedule{Kind: train.ScheduleA1, At: at}, qmin, qmax
 }
 
 // ntkTrace is the record of one training run: the outputs on the test

@@ -184,7 +184,7 @@ func (c GapSweepCase) schedule() (s *train.Schedule, qmin, qmax float64) {
 		return s, qmin, qmax
 	}
 	at := s.At
-	s.Label = "zero-weight"
+	s.Kind = train.ScheduleScheme // A1 no more: q_0 = 0
 	s.At = func(t int, q []float64) {
 		at(t, q)
 		q[0] = 0

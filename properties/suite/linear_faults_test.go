@@ -165,7 +165,7 @@ type ignoredWeights struct {
 	last  []float64
 }
 
-func (w *ignoredWeights) Name() string { return w.inner.Name() }
+func (w *ignoredWeights) Scheme() train.Scheme { return w.inner.Scheme() }
 
 func (w *ignoredWeights) Start(d *dataset.Dataset) error {
 	w.next, w.kept = 1, map[int][]float64{}

@@ -109,9 +109,9 @@ func assumption3(tr *train.Trajectory) string {
 		}
 	}
 	if !seen {
-		return fmt.Sprintf("weighting %q (weights not recorded)", tr.Weighting)
+		return fmt.Sprintf("weighting %q (weights not recorded)", tr.Scheme)
 	}
-	return fmt.Sprintf("weighting %q, min n·q_i over the second half %.3g", tr.Weighting, lo)
+	return fmt.Sprintf("weighting %q, min n·q_i over the second half %.3g", tr.Scheme, lo)
 }
 
 // FenchelYoungTol bounds the rounding of the XY (A.6) inequality below: its

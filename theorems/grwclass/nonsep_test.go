@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -43,7 +44,7 @@ func toyGD(data *dataset.Dataset, applied []float64, steps int) *train.Trajector
 		sum += v
 	}
 	theta := make([]float64, data.D)
-	tr := &train.Trajectory{Degree: 1, Loss: "exp", Optimizer: "gd"}
+	tr := &train.Trajectory{Degree: 1, Loss: losses.NewBinary(losses.Exponential{}), Step: train.StepRule{Kind: train.GDStep, LR: math.NaN()}}
 	next := 1
 	for t := 0; t <= steps; t++ {
 		step := make([]float64, data.D)

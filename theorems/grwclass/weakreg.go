@@ -262,10 +262,10 @@ func WeakRegNorms(data *dataset.Dataset, w []float64, m losses.Margin, r float64
 // for the logistic loss, whose ℓ(q)e^q = e^q log(1 + e^{−q}) increases from
 // log 2 at q = 0 to 1.
 func expTail(m losses.Margin) (float64, bool) {
-	switch m.Name() {
-	case "exp":
+	switch losses.Declared(m).(type) {
+	case losses.Exponential:
 		return 1, true
-	case "logistic":
+	case losses.Logistic:
 		return math.Ln2, true
 	}
 	return 0, false

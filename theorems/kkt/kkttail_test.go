@@ -78,7 +78,7 @@ func TestTailBoundsDecide(t *testing.T) {
 func TestTailBoundsFrozenDirection(t *testing.T) {
 	obj := linearProblem(t, "exp")
 	u := []float64{1, 0.6} // separates: margins 1, 0.6, 2, 0.8
-	tr := &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss.Name(), Optimizer: "none", Degree: 1}
+	tr := &train.Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: train.StepRule{Kind: train.FixedDirectionStep}, Degree: 1}
 	θ := make([]float64, 2)
 	for k := 0; k < 13; k++ {
 		c := 4 * math.Pow(10, 6*float64(k)/12)
@@ -102,7 +102,7 @@ func TestTailBoundsFrozenDirection(t *testing.T) {
 // and a trajectory without θ after t0 cannot be measured.
 func TestTailBoundsBadInput(t *testing.T) {
 	obj := linearProblem(t, "exp")
-	empty := &train.Trajectory{Optimizer: "gd", Degree: 1}
+	empty := &train.Trajectory{Step: train.StepRule{Kind: train.GDStep, LR: math.NaN()}, Degree: 1}
 	assert.Equal(t, theorems.Inconclusive, kkt.BetaConvergence(obj, empty, 0).Status)
 	assert.Equal(t, theorems.Inconclusive, kkt.KKTConvergence(obj, empty, 0).Status)
 }

@@ -49,7 +49,7 @@ func TestCheckGDMap(t *testing.T) {
 		{"preconditioner", q, precond, true, 3, false},
 		{"weights ignored", ignored, nil, true, 3, false},
 	} {
-		m := checkGDMap(z, tailOf("exp"), eta, nil, c.fixed, run(steps, c.applied, c.fault))
+		m := checkGDMap(z, tailOf(lossNamed("exp")), eta, nil, c.fixed, run(steps, c.applied, c.fault))
 		assert.Equal(t, c.checked, m.steps, c.name)
 		assert.Equal(t, c.ok, m.worst <= 1, "%s: worst %.3g at step %d", c.name, m.worst, m.at)
 		if c.ok {

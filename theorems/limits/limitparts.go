@@ -75,9 +75,9 @@ type recordWeights struct {
 // kept, else q0 (also for a record's weights of another length), else 1;
 // weights of another length without q0 are an error (rows names what they
 // weigh). They are fixed when the scheme's weights are a function of the
-// data alone (fixedWeightSchemes) and every record has the same.
+// data alone (train.SchemeKind.Fixed) and every record has the same.
 func windowWeights(tr *train.Trajectory, win []*train.Record, n int, q0 []float64, rows string) (recordWeights, error) {
-	w := recordWeights{qs: make([][]float64, len(win)), fixed: fixedWeightSchemes[tr.Weighting]}
+	w := recordWeights{qs: make([][]float64, len(win)), fixed: tr.Scheme.Fixed()}
 	for k, r := range win {
 		q := r.Weights
 		if q == nil || (len(q) != n && q0 != nil) {

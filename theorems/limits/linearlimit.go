@@ -62,7 +62,7 @@ import (
 //
 // Ratios 1, 4 and 6 need the weights the engine used at every step
 // between records. The records determine them only for schemes whose
-// weights are fixed (fixedWeightSchemes: ERM, importance and static
+// weights are fixed (train.SchemeKind.Fixed: ERM, importance and static
 // weights, XY's random weights): χ²- and CVaR-DRO share the weight among
 // the support vectors step by step (ZD-T7 at seed 1: a support vector had
 // weight 0 at all 17 records of the window and a positive coefficient C_n
@@ -358,9 +358,9 @@ func LinearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 
 	parts = append(parts, fmt.Sprintf("∠(θ, ŵ) %.4g → %.4g rad", numerics.Angle(win[0].Theta, w), numerics.Angle(last.Theta, w)))
 	if !tail.known {
-		parts = append(parts, fmt.Sprintf("loss %q unknown to the check: compared with the exponential tail e^{−u}", tr.Loss))
+		parts = append(parts, fmt.Sprintf("loss %q unknown to the check: compared with the exponential tail e^{−u}", tail.name))
 	} else if !tail.expTail {
-		parts = append(parts, fmt.Sprintf("loss %s has no exponential tail: its limit computed for e^{−u}", tr.Loss))
+		parts = append(parts, fmt.Sprintf("loss %s has no exponential tail: its limit computed for e^{−u}", tail.name))
 	}
 	if note != "" {
 		parts = append(parts, note)
@@ -394,16 +394,6 @@ const noContraction = 1e-3
 // 1795337506020117), and then "weights ignored" and "weights averaging to
 // ERM's" give the same trajectory.
 const ermApartMin = 10
-
-// fixedWeightSchemes are the GRW schemes (train.Weighting names) whose
-// weights do not depend on the step or on θ: none (the objective's own
-// weights), ERM, static weights and importance weighting by group sizes.
-// Equal records do not show that weights stay fixed: CVaR-DRO's weights
-// follow the ranking of the losses, and at soak seed 1795337506020117 the
-// ranking was the same at every record of the window while it changed
-// between them (the steps' coefficients 1.8·10³ half-widths off the
-// recorded weights' interval, on a correct engine).
-var fixedWeightSchemes = map[string]bool{"": true, "erm": true, "static": true, "iw": true}
 
 // weightsSameTol is the tolerance within which the records' weights count
 // as fixed: the same weights pass through exp(log q) on some records (the

@@ -8,14 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/losses"
 )
 
 // TestTailOf: exp and logistic have the tail e^{−u} in closed form, an
-// expr loss 2e^{−u} the constant 2, the polynomial tail none, and an
-// unknown name falls back to the exponential model.
+// expr loss 2e^{−u} the constant 2, the polynomial tail none, and a loss
+// the check does not know falls back to the exponential model.
 func TestTailOf(t *testing.T) {
 	for _, name := range []string{"exp", "logistic", "expr:log(1+exp(-q))"} {
-		m := tailOf(name)
+		m := tailOf(lossNamed(name))
 		assert.True(t, m.known && m.expTail, name)
 		assert.InDelta(t, 1, m.c, 1e-9, name)
 		assert.InDelta(t, math.Exp(-30), m.slope(30), 1e-9*math.Exp(-30), name)
@@ -23,21 +25,42 @@ func TestTailOf(t *testing.T) {
 		assert.InDelta(t, (m.slope(2-h)-m.slope(2+h))/(2*h), m.curv(2), 1e-8, name)
 	}
 	// The logistic loss's departure from e^{−u} is −e^{−2u}/(1 + e^{−u}).
-	lg := tailOf("logistic")
+	lg := tailOf(lossNamed("logistic"))
 	assert.InDelta(t, -math.Exp(-10)/(1+math.Exp(10)), lg.tailDev(10), 1e-20)
 	assert.InDelta(t, 0.25, lg.curv(0), 1e-15)
-	e2 := tailOf("expr:2*exp(-q)")
+	e2 := tailOf(lossNamed("expr:2*exp(-q)"))
 	assert.True(t, e2.expTail)
 	assert.InDelta(t, 2, e2.c, 1e-9)
 	assert.InDelta(t, 2*math.Exp(-3), e2.curv(3), 1e-8)
-	poly := tailOf("poly")
+	poly := tailOf(lossNamed("poly"))
 	assert.True(t, poly.known)
 	assert.False(t, poly.expTail)
 	assert.Equal(t, 0.0, poly.tailDev(5))
 	assert.Equal(t, math.Exp(-5), poly.pull(5))
-	unknown := tailOf("poly(0.5,0)")
+	unknown := tailOf(losses.NewBinary(losses.PolyTail{Alpha: 0.5}))
 	assert.False(t, unknown.known)
 	assert.Equal(t, math.Exp(-5), unknown.slope(5))
+	assert.False(t, tailOf(nil).known)
+	// A margin that stands in for another and says so (a planted fault)
+	// gets the tail of the loss it declares, not its own values.
+	faulty := tailOf(losses.NewBinary(doubledSlope{losses.Exponential{}}))
+	assert.True(t, faulty.known && faulty.expTail)
+	assert.Equal(t, math.Exp(-5), faulty.slope(5))
+}
+
+// doubledSlope doubles f′ of the margin it wraps, and declares it (Unwrap).
+type doubledSlope struct{ losses.Margin }
+
+func (d doubledSlope) FPrime(q float64) float64 { return 2 * d.Margin.FPrime(q) }
+func (d doubledSlope) Unwrap() losses.Margin    { return d.Margin }
+
+// lossNamed is the loss losses.ByName returns for name (a test's literal).
+func lossNamed(name string) losses.Loss {
+	l, err := losses.ByName(name)
+	if err != nil {
+		panic(err)
+	}
+	return l
 }
 
 // TestPullIntegral: for decaying pulls e^{−g s} the bound lies between the
@@ -116,7 +139,7 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 	s0, s1 := math.Log(eta*1000), math.Log(eta*1500)
 	coef := newStepCoefficients(z, true)
 	require.NotNil(t, coef)
-	tail := tailOf("exp")
+	tail := tailOf(lossNamed("exp"))
 	flow := newGDFlow(z, tail, eta)
 	flow.q = q
 	check := func(theta1 []float64) (weighted, cone, flowRatio float64) {

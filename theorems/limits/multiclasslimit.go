@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -58,7 +59,7 @@ import (
 // no counterpart: N(K − 1) rows in K·D dimensions are dependent in most
 // cases, and the K − 1 rows of a sample share the softmax's normalization.)
 // Parts 1, 4 and 6 need the weights between records: they decide for the
-// fixed-weight schemes (fixedWeightSchemes) and are shown otherwise, where
+// fixed-weight schemes (train.SchemeKind.Fixed) and are shown otherwise, where
 // 2 and 7 decide with q_n ≤ Σq. Every part is ≤ 1 on a correct engine by
 // derivation (false-alarm rate 0 up to the interpolation of the pulls
 // between records, as LinLimitBound). Faults: a stray preconditioner on a
@@ -226,8 +227,8 @@ func MultiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	}
 
 	parts = append(parts, fmt.Sprintf("∠(Θ, Ŵ) %.4g → %.4g rad", numerics.Angle(win[0].Theta, w), numerics.Angle(last.Theta, w)))
-	if tr.Loss != "" && tr.Loss != "ce" {
-		parts = append(parts, fmt.Sprintf("loss %q is not the cross-entropy: compared with the cross-entropy's flow and limit", tr.Loss))
+	if _, ce := tr.Loss.(losses.CrossEntropy); tr.Loss != nil && !ce {
+		parts = append(parts, fmt.Sprintf("loss %q is not the cross-entropy: compared with the cross-entropy's flow and limit", tr.Loss.Name()))
 	}
 	if note != "" {
 		parts = append(parts, note)
@@ -246,8 +247,8 @@ func StepSize(tr *train.Trajectory, win []*train.Record) (float64, string) {
 	}
 	eta := etas[len(etas)-1]
 	switch {
-	case tr.Optimizer != "" && tr.Optimizer != "gd":
-		return eta, fmt.Sprintf("the flow comparison models constant-step GD, the run used %s", tr.Optimizer)
+	case tr.Step.Kind != train.UnknownStep && tr.Step.Kind != train.GDStep:
+		return eta, fmt.Sprintf("the flow comparison models constant-step GD, the run used %s", tr.Step.Kind)
 	case floats.Max(etas)/floats.Min(etas)-1 > etaConstTol:
 		return eta, fmt.Sprintf("the steps' sizes (T_{k+1} − T_k)/(t_{k+1} − t_k) range over [%.6g, %.6g]: not constant-step GD", floats.Min(etas), floats.Max(etas))
 	}

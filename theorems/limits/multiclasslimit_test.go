@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -80,7 +81,7 @@ func ceGD(a *mat.Dense, per int, q, applied []float64, eta float64, steps int, k
 	f := newCEFlow(a, per, eta)
 	f.q = applied
 	theta := make([]float64, d)
-	tr := &train.Trajectory{Degree: 1, Loss: "ce", Optimizer: "gd"}
+	tr := &train.Trajectory{Degree: 1, Loss: losses.CrossEntropy{}, Step: train.StepRule{Kind: train.GDStep, LR: math.NaN()}}
 	logT := math.Inf(-1)
 	next := 1
 	for t := 0; t <= steps; t++ {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -224,7 +225,7 @@ func PerpLimit(run *NonSepRun, sep []int, zP *mat.Dense, w, thetaTilde []float64
 	win := proj[start:]
 	first, last := win[0], win[len(win)-1]
 
-	flow := newGDFlow(run.Z, tailOf("exp"), run.Eta)
+	flow := newGDFlow(run.Z, tailOf(losses.NewBinary(losses.Exponential{})), run.Eta)
 	flow.q = run.WBar
 	tmp := make([]float64, len(thetaTilde))
 	pullOn, pullOff := make([][]float64, len(win)), make([][]float64, len(win))

@@ -34,7 +34,7 @@ func TestOffSupportPullMarginDip(t *testing.T) {
 	})
 	g := newLinGeometry(z, []float64{1, 1.6, 3})
 	require.Equal(t, []bool{true, true, false}, g.onMargin)
-	tail := tailOf("exp")
+	tail := tailOf(lossNamed("exp"))
 	const eta, steps = 0.5, 300
 	var ua mat.VecDense
 	require.NoError(t, ua.SolveVec(z, mat.NewVecDense(3, []float64{2, 0, 5})))
@@ -95,7 +95,7 @@ func TestMarginFloor(t *testing.T) {
 	}
 	gram := mat.NewSymDense(n, nil)
 	gram.SymOuterK(1, z)
-	tail := tailOf("exp")
+	tail := tailOf(lossNamed("exp"))
 	margins := func(th []float64) []float64 {
 		u := make([]float64, n)
 		for i := range u {

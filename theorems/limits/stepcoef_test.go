@@ -24,7 +24,7 @@ func TestStepCoefficientsMarginDip(t *testing.T) {
 		-0.6, 1,
 	})
 	const eta = 0.5
-	tail := tailOf("exp")
+	tail := tailOf(lossNamed("exp"))
 	theta0 := linearGDSteps(z, []float64{0.5, 0.5}, []float64{0, 0}, eta, 40, nil)
 	segment := func(fault func([]float64, []float64)) []float64 {
 		mid := linearGDSteps(z, []float64{0, 1}, theta0, eta, 30, fault)

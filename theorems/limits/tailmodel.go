@@ -24,8 +24,8 @@ type marginTail struct {
 	c       float64
 	expTail bool
 	// known reports that slope and curv are the loss's own; when false
-	// they are the exponential model e^{−u} (the loss name did not
-	// resolve).
+	// they are the exponential model e^{−u} (a loss outside those the
+	// check was validated on, tailOf).
 	known bool
 }
 
@@ -48,25 +48,35 @@ func (m *marginTail) pull(u float64) float64 {
 	return m.c * math.Exp(-u)
 }
 
-// tailOf returns the tail model of the loss named name (a trajectory's
-// Loss): closed forms for exp and logistic, the Margin interface and a
-// central difference for other binary margin losses, and the exponential
-// model for a name that does not resolve. The slopes and the tail
-// constant are package losses' (tail.go).
-func tailOf(name string) *marginTail {
-	switch name {
-	case "exp":
-		return &marginTail{name: name, slope: losses.ExpSlope, curv: losses.ExpSlope, c: 1, expTail: true, known: true}
-	case "logistic":
-		return &marginTail{name: name, slope: losses.LogisticSlope, curv: losses.LogisticCurv, c: 1, expTail: true, known: true}
+// tailOf returns the tail model of the loss l (a trajectory's Loss; nil
+// when the run did not declare one), computed for the loss it declares
+// (losses.DeclaredMargin): closed forms for exp and logistic, the Margin
+// interface and a central difference for ZD's polynomial tail and formula
+// losses (losses.Expr), and the exponential model for any other loss (the
+// check is validated on the losses of losses.ByName; another PolyTail is a
+// negative control of section C). The slopes and the tail constant are
+// package losses' (tail.go).
+func tailOf(l losses.Loss) *marginTail {
+	name := ""
+	if l != nil {
+		name = l.Name()
 	}
 	m := &marginTail{name: name, slope: losses.ExpSlope, curv: losses.ExpSlope, c: 1}
-	l, err := losses.ByName(name)
-	if err != nil {
+	mg, ok := losses.DeclaredMargin(l)
+	if !ok || l.Kind() != losses.Binary {
 		return m
 	}
-	mg, ok := losses.MarginOf(l)
-	if !ok || l.Kind() != losses.Binary {
+	switch v := mg.(type) {
+	case losses.Exponential:
+		return &marginTail{name: name, slope: losses.ExpSlope, curv: losses.ExpSlope, c: 1, expTail: true, known: true}
+	case losses.Logistic:
+		return &marginTail{name: name, slope: losses.LogisticSlope, curv: losses.LogisticCurv, c: 1, expTail: true, known: true}
+	case losses.PolyTail:
+		if v != losses.ZDPolyTail() {
+			return m
+		}
+	case *losses.Expr:
+	default:
 		return m
 	}
 	m.known = true

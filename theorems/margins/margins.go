@@ -128,8 +128,8 @@ func supGPrime(m losses.Margin, a, b float64) float64 {
 // the rounding tolerance 8(N + 4)·ε·(1 + |q_min| + u)·max(1, sup g′) of
 // these LogSumExp-based quantities; it holds at ≤ 1.
 //
-// f, g and g′ are the loss's by its catalog name (losses.ByName), not the
-// engine's instance of it, and u is also recomputed from the engine's
+// f, g and g′ are those of the loss the objective declares (losses.DeclaredMargin:
+// a planted fault's wrapper is seen through), not the engine's instance of it, and u is also recomputed from the engine's
 // per-sample margins, u′ = −LSE_n(log ℓ(q_n)), which must agree with the
 // engine's log(1/𝓛) to the same tolerance (a fifth inequality, |u − u′|):
 // an engine whose loss leaves log domain (faults' loss-underflow: ℓ floored
@@ -142,10 +142,8 @@ func MarginApproximation(c MarginCase) theorems.Verdict {
 		return *bad
 	}
 	if c.Margin == nil {
-		if l, err := losses.ByName(c.Obj.Loss.Name()); err == nil {
-			if def, ok := losses.MarginOf(l); ok {
-				m = def
-			}
+		if def, ok := losses.DeclaredMargin(c.Obj.Loss); ok {
+			m = def
 		}
 	}
 	if c.Obj.Loss.Kind() != losses.Binary {

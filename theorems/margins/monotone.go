@@ -33,6 +33,12 @@ type TrajectoryCase struct {
 	// Otherwise they are an integrated flow, and MarginMonotone re-integrates
 	// every step after t₀ independently (flowcompanion.go).
 	ExactSteps bool
+	// Gaps allows ExactSteps records that are not consecutive steps (a run
+	// recorded outside the engine, package check): a quantity
+	// non-decreasing at every step is non-decreasing between any two
+	// records, so each pair of records is checked as one step and the
+	// details name the records' own steps.
+	Gaps bool
 	// Degree, Margin, MultiHomogeneous, BlockDegrees are as in MarginCase.
 	Degree           float64
 	Margin           losses.Margin
@@ -73,7 +79,7 @@ func (c *TrajectoryCase) measure(m losses.Margin, blocks []models.Block, ks []fl
 			v := theorems.Invalid(errors.New("theorems: monotonicity checks need θ in every record (Config.KeepTheta)"))
 			return nil, &v
 		}
-		if i > 0 && r.Step != c.Records[i-1].Step+1 {
+		if i > 0 && r.Step != c.Records[i-1].Step+1 && !(c.Gaps && c.ExactSteps && r.Step > c.Records[i-1].Step) {
 			v := theorems.Invalid(fmt.Errorf("theorems: records must be consecutive steps (Config.Every = 1), got %d after %d", r.Step, c.Records[i-1].Step))
 			return nil, &v
 		}
@@ -157,6 +163,7 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 		return theorems.Undecided("the trajectory has no step after separation (𝓛 < ℓ(b_f)): t₀ not reached")
 	}
 	worst, worstDetail := math.Inf(-1), ""
+	var at *theorems.Span
 	var sumBound float64
 	var excess []float64 // (dev − δ − rounding)/e_k of every step after t₀
 	var comp *flowCompanion
@@ -182,11 +189,11 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 		bound := math.Max(p.gradBound, q.gradBound)*errBar + p.round + q.round
 		sumBound += bound
 		if r := (p.logGamma - q.logGamma) / bound; r > worst || math.IsNaN(r) {
-			worst = r
+			worst, at = r, &theorems.Span{From: p.step, To: q.step}
 			worstDetail = fmt.Sprintf("step %d→%d: log γ̃ %.15g → %.15g (Δ = %.3g, error bound %.3g from an independent error bar %.3g; the integrator reported %.3g)",
 				p.step, q.step, p.logGamma, q.logGamma, q.logGamma-p.logGamma, bound, errBar, q.localErr)
 			if !(worst <= 1) {
-				return theorems.Verdict{Status: theorems.Violated, Statistic: worst, Bound: 1, Detail: "γ̃ decreased beyond the error bound: " + worstDetail}
+				return theorems.Verdict{Status: theorems.Violated, Statistic: worst, Bound: 1, Detail: "γ̃ decreased beyond the error bound: " + worstDetail, Worst: at}
 			}
 		}
 		// 𝓛 non-increasing (d𝓛/dt = −‖∇𝓛‖²) and ρ non-decreasing (Lemma
@@ -239,8 +246,10 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 	if !(sumBound <= MonotoneResolution*growth) {
 		return theorems.Undecided("the summed error bound %.3g of log γ̃ is not far below its growth %.3g after t₀ (resolution %g): tighten the integrator", sumBound, growth, MonotoneResolution)
 	}
-	return theorems.Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g%s; worst %s",
+	v := theorems.Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d: log γ̃ grew by %.6g (summed error bound %.3g); log 𝓛 %.6g → %.6g, ρ %.6g → %.6g; end γ̄ − γ̃ = %.3g ≤ %.3g%s; worst %s",
 		len(pts)-1-t0, first.step, growth, sumBound, first.logLoss, last.logLoss, first.rho, last.rho, gap, a5, integrator, worstDetail))
+	v.Worst = at
+	return v
 }
 
 // firstTheta returns the first record's θ (or a zero vector), only to let
@@ -271,7 +280,7 @@ func GDMarginMonotone(c TrajectoryCase) theorems.Verdict {
 	if c.Obj == nil {
 		return theorems.Invalid(errors.New("theorems: trajectory case needs an objective"))
 	}
-	if b, ok := c.Obj.Loss.(losses.BinaryLoss); !ok || b.M.Name() != (losses.Exponential{}).Name() {
+	if m, ok := losses.DeclaredMargin(c.Obj.Loss); !ok || c.Obj.Loss.Kind() != losses.Binary || !losses.IsExponential(m) {
 		return theorems.Assumption("(A3) LL Thm 4.2 / App. E is stated for the exponential loss, got %s", c.Obj.Loss.Name())
 	}
 	if k, ok := c.Obj.Model.(interface{ Kinked() bool }); ok && k.Kinked() {
@@ -317,23 +326,26 @@ func GDMarginMonotone(c TrajectoryCase) theorems.Verdict {
 		}
 	}
 	worst, worstDetail := math.Inf(-1), ""
+	var at *theorems.Span
 	var sumBound float64
 	for k := t0; k+1 < len(pts); k++ {
 		bound := roundHat[k] + roundHat[k+1]
 		sumBound += bound
 		if r := (logHat[k] - logHat[k+1]) / bound; r > worst || math.IsNaN(r) {
-			worst = r
+			worst, at = r, &theorems.Span{From: pts[k].step, To: pts[k+1].step}
 			worstDetail = fmt.Sprintf("step %d→%d: log γ̂ %.15g → %.15g (Δ = %.3g, rounding bound %.3g)",
 				pts[k].step, pts[k+1].step, logHat[k], logHat[k+1], logHat[k+1]-logHat[k], bound)
 		}
 	}
 	growth := logHat[len(pts)-1] - logHat[t0]
 	if worst > 1 {
-		return theorems.Verdict{Status: theorems.Violated, Statistic: worst, Bound: 1, Detail: "γ̂ decreased: " + worstDetail}
+		return theorems.Verdict{Status: theorems.Violated, Statistic: worst, Bound: 1, Detail: "γ̂ decreased: " + worstDetail, Worst: at}
 	}
 	if !(sumBound <= MonotoneResolution*growth) {
 		return theorems.Undecided("the summed rounding bound %.3g of log γ̂ is not far below its growth %.3g after t₀", sumBound, growth)
 	}
-	return theorems.Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d (log 𝓛(t₀) = %.6g): log γ̂ grew by %.6g, γ̂ < γ̃ ≤ γ̄ throughout; worst %s",
+	v := theorems.Compare(worst, 1, fmt.Sprintf("%d steps after t₀ = step %d (log 𝓛(t₀) = %.6g): log γ̂ grew by %.6g, γ̂ < γ̃ ≤ γ̄ throughout; worst %s",
 		len(pts)-1-t0, pts[t0].step, pts[t0].logLoss, growth, worstDetail))
+	v.Worst = at
+	return v
 }

@@ -2,6 +2,7 @@ package margins
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -220,4 +221,33 @@ func TestMarginMonotoneOnAFlow(t *testing.T) {
 	assert.Equal(t, theorems.AssumptionFailed, MarginMonotone(TrajectoryCase{Obj: obj, Records: noTheta}).Status)
 	// LL-4.2 needs the exponential loss.
 	assert.Equal(t, theorems.AssumptionFailed, GDMarginMonotone(TrajectoryCase{Obj: obj, Records: tr.Records}).Status)
+}
+
+// TestMarginMonotoneGaps: GD records every 10 steps are checked as steps of
+// a map only when the case allows gaps; the verdict then names the run's
+// own steps, in Detail and in Worst, and reversed records are violated
+// where Worst says.
+func TestMarginMonotoneGaps(t *testing.T) {
+	obj := linearObjective(t, losses.NewBinary(losses.Logistic{}), []float64{1, 0.2, -0.3, 1, 0.8, 0.9}, []float64{1, 1, 1})
+	gd, err := train.NewGD(0.5)
+	require.NoError(t, err)
+	tr, err := train.Run(obj, gd, []float64{0.1, -0.2}, train.Config{Steps: 4000, Every: 10, KeepTheta: true})
+	require.NoError(t, err)
+	v := MarginMonotone(TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true})
+	assert.Contains(t, v.Detail, "consecutive", v.String())
+	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: tr.Records, ExactSteps: true, Gaps: true})
+	assert.Equal(t, theorems.Holds, v.Status, v.String())
+	require.NotNil(t, v.Worst)
+	assert.Equal(t, 10, v.Worst.To-v.Worst.From)
+	assert.Zero(t, v.Worst.From%10)
+	var rev []train.Record
+	for i := len(tr.Records) - 1; i >= 0 && tr.Records[i].Separated; i-- {
+		r := tr.Records[i]
+		r.Step = 10 * len(rev)
+		rev = append(rev, r)
+	}
+	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: rev, ExactSteps: true, Gaps: true})
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	require.NotNil(t, v.Worst)
+	assert.Contains(t, v.Detail, fmt.Sprintf("step %d→%d", v.Worst.From, v.Worst.To))
 }
