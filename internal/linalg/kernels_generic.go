@@ -47,6 +47,9 @@ type kernelSet struct {
 	// slices (else max4Generic and unpool4Generic).
 	max4    func(y, arg, p0, p1, p2, p3 []float64)
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
+	// exp and log, when not nil, are expGeneric and logGeneric on a
+	// prefix whose length is a multiple of vec (vmath.go).
+	exp, log func(dst, x []float64)
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the
