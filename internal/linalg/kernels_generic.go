@@ -47,9 +47,10 @@ type kernelSet struct {
 	// slices (else max4Generic and unpool4Generic).
 	max4    func(y, arg, p0, p1, p2, p3 []float64)
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
-	// exp and log, when not nil, are expGeneric and logGeneric on a
-	// prefix whose length is a multiple of vec (vmath.go).
-	exp, log func(dst, x []float64)
+	// vm names the assembly of Exp and Log (vmath.go), called directly
+	// (not through a func value, so that callers' stack buffers stay on
+	// the stack); 0: none.
+	vm vmKind
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the

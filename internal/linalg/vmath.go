@@ -10,6 +10,15 @@ import "math"
 // those TestVMathAccuracy checks against 256-bit references (bigref) over
 // the whole float64 range and at the special points.
 
+// vmKind names a set of vmath kernels.
+type vmKind int
+
+const (
+	vmNone vmKind = iota
+	vm256         // AVX2
+	vm512         // AVX-512
+)
+
 // chunk is the stack buffer length of the functions that need scratch.
 const chunk = 256
 
@@ -32,11 +41,9 @@ func Exp(dst, x []float64) {
 	n := len(x)
 	dst = dst[:n]
 	v := 0
-	if ks.exp != nil {
+	if ks.vm != 0 {
 		v = n / ks.vec * ks.vec
-		if v > 0 {
-			ks.exp(dst[:v], x[:v])
-		}
+		vmExp(ks.vm, dst[:v], x[:v])
 	}
 	expGeneric(dst[v:], x[v:])
 }
@@ -56,11 +63,9 @@ func Log(dst, x []float64) {
 	n := len(x)
 	dst = dst[:n]
 	v := 0
-	if ks.log != nil {
+	if ks.vm != 0 {
 		v = n / ks.vec * ks.vec
-		if v > 0 {
-			ks.log(dst[:v], x[:v])
-		}
+		vmLog(ks.vm, dst[:v], x[:v])
 	}
 	logGeneric(dst[v:], x[v:])
 }
