@@ -142,9 +142,43 @@ func genExp(w width, shift int) {
 
 func genLog(w width, shift int) {
 	header("log", w, shift)
-	R := w.R
 	p("log%s_loop:", w.suf)
-	p("\tVMOVUPD (SI), %s", R(0))
+	p("\tVMOVUPD (SI), %s", w.R(0))
+	logBody(w)
+	p("\tVMOVUPD %s, (DI)", w.R(12))
+	footer("log", w)
+}
+
+// genLog1p writes Log1p: logBody on u = 1 + x, plus the correction
+// c = (x − (u − 1))/u (0 where u is 0 or +Inf, x itself where x = ±0), and
+// c alone where log u = 0 (log1pGeneric's steps).
+func genLog1p(w width, shift int) {
+	header("log1p", w, shift)
+	R := w.R
+	p("log1p%s_loop:", w.suf)
+	p("\tVMOVUPD (SI), %s", R(14))
+	p("\tVADDPD %s, %s, %s // u = 1 + x", c("one"), R(14), R(0))
+	p("\tVSUBPD %s, %s, %s", c("one"), R(0), R(15))
+	p("\tVSUBPD %s, %s, %s", R(15), R(14), R(15))
+	p("\tVDIVPD %s, %s, %s // c = (x − (u − 1))/u", R(0), R(15), R(15))
+	m := w.cmp(0, c("zero"), R(0), 1) // u = 0
+	w.blend(m, c("zero"), R(15), R(15))
+	m = w.cmp(0, c("inf"), R(0), 1) // u = +Inf
+	w.blend(m, c("zero"), R(15), R(15))
+	m = w.cmp(0, c("zero"), R(14), 1) // x = ±0
+	w.blend(m, R(14), R(15), R(15))
+	logBody(w)
+	p("\tVADDPD %s, %s, %s // log u + c", R(15), R(12), R(13))
+	m = w.cmp(0, c("zero"), R(12), 1) // log u = 0
+	w.blend(m, R(15), R(13), R(13))
+	p("\tVMOVUPD %s, (DI)", R(13))
+	footer("log1p", w)
+}
+
+// logBody computes logGeneric of register 0 into register 12, using
+// registers 0 to 13 (and K1, K6 for AVX-512).
+func logBody(w width) {
+	R := w.R
 	m := w.cmp(1, c("minNormal"), R(0), 1) // x < minNormal
 	p("\tVMULPD %s, %s, %s", c("two54"), R(0), R(2))
 	w.blend(m, R(2), R(0), R(2))  // v
@@ -189,8 +223,6 @@ func genLog(w width, shift int) {
 	w.blend(m, c("ninf"), R(12), R(12))
 	m = w.cmp(9, c("zero"), R(0), 1) // !(x ≥ 0)
 	w.blend(m, c("nan"), R(12), R(12))
-	p("\tVMOVUPD %s, (DI)", R(12))
-	footer("log", w)
 }
 
 func main() {
@@ -247,6 +279,8 @@ func main() {
 	genExp(z, 3)
 	genLog(y, 2)
 	genLog(z, 3)
+	genLog1p(y, 2)
+	genLog1p(z, 3)
 	if err := os.WriteFile("vmath_amd64.s", []byte(out.String()), 0o644); err != nil {
 		panic(err)
 	}

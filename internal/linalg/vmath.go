@@ -84,34 +84,15 @@ func Log(dst, x []float64) {
 //	Log1p(x < -1) = NaN
 //	Log1p(NaN) = NaN
 func Log1p(dst, x []float64) {
+	ks := active()
 	n := len(x)
 	dst = dst[:n]
-	var u, c [chunk]float64
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		xs, us, cs := x[lo:hi], u[:hi-lo], c[:hi-lo]
-		for i, v := range xs {
-			w := 1 + v
-			us[i] = w
-			switch {
-			case w == 0 || w == math.Inf(1):
-				cs[i] = 0 // −Inf and +Inf: no correction
-			case v == 0:
-				cs[i] = v // ±0 keeps its sign: Log(1) + v = v
-			default:
-				cs[i] = (v - (w - 1)) / w
-			}
-		}
-		ds := dst[lo:hi]
-		Log(ds, us)
-		for i, v := range cs {
-			if ds[i] == 0 {
-				ds[i] = v // u = 1: the result is c, with the sign of a zero x
-				continue
-			}
-			ds[i] += v
-		}
+	v := 0
+	if ks.vm != 0 {
+		v = n / ks.vec * ks.vec
+		vmLog1p(ks.vm, dst[:v], x[:v])
 	}
+	log1pGeneric(dst[v:], x[v:])
 }
 
 // LogSumExp returns log Σ_i e^{x[i]} as m + Log1p(Σ_{i≠k} e^{x[i] − m}),

@@ -19,6 +19,12 @@ func log256(dst, x *float64, n int)
 //go:noescape
 func log512(dst, x *float64, n int)
 
+//go:noescape
+func log1p256(dst, x *float64, n int)
+
+//go:noescape
+func log1p512(dst, x *float64, n int)
+
 func init() {
 	avx512Set.vm = vm512
 	avx2Set.vm = vm256
@@ -49,5 +55,19 @@ func vmLog(k vmKind, dst, x []float64) {
 		log256(&dst[0], &x[0], len(x))
 	case vm512:
 		log512(&dst[0], &x[0], len(x))
+	}
+}
+
+// vmLog1p runs kernel k's Log1p on x (len(x) a multiple of its lanes).
+func vmLog1p(k vmKind, dst, x []float64) {
+	if len(x) == 0 {
+		return
+	}
+	_ = dst[len(x)-1]
+	switch k {
+	case vm256:
+		log1p256(&dst[0], &x[0], len(x))
+	case vm512:
+		log1p512(&dst[0], &x[0], len(x))
 	}
 }

@@ -553,3 +553,155 @@ log512_loop:
 log512_done:
 	VZEROUPPER
 	RET
+
+// func log1p256(dst, x *float64, n int): n a multiple of 4.
+TEXT ·log1p256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ log1p256_done
+log1p256_loop:
+	VMOVUPD (SI), Y14
+	VADDPD vmc<>+1152(SB), Y14, Y0 // u = 1 + x
+	VSUBPD vmc<>+1152(SB), Y0, Y15
+	VSUBPD Y15, Y14, Y15
+	VDIVPD Y0, Y15, Y15 // c = (x − (u − 1))/u
+	VCMPPD $0, vmc<>+2432(SB), Y0, Y1
+	VBLENDVPD Y1, vmc<>+2432(SB), Y15, Y15
+	VCMPPD $0, vmc<>+2304(SB), Y0, Y1
+	VBLENDVPD Y1, vmc<>+2432(SB), Y15, Y15
+	VCMPPD $0, vmc<>+2432(SB), Y14, Y1
+	VBLENDVPD Y1, Y14, Y15, Y15
+	VCMPPD $1, vmc<>+1408(SB), Y0, Y1
+	VMULPD vmc<>+1472(SB), Y0, Y2
+	VBLENDVPD Y1, Y2, Y0, Y2
+	VPAND vmc<>+1536(SB), Y1, Y3
+	VPSRLQ $52, Y2, Y4
+	VPOR vmc<>+1600(SB), Y4, Y4
+	VSUBPD vmc<>+1344(SB), Y4, Y4 // E
+	VADDPD Y4, Y3, Y3 // e
+	VPAND vmc<>+1664(SB), Y2, Y5
+	VPOR vmc<>+1728(SB), Y5, Y5 // m ∈ [1, 2)
+	VCMPPD $13, vmc<>+1792(SB), Y5, Y6
+	VMULPD vmc<>+1280(SB), Y5, Y7
+	VBLENDVPD Y6, Y7, Y5, Y5
+	VPAND vmc<>+1152(SB), Y6, Y7
+	VADDPD Y7, Y3, Y3 // e
+	VSUBPD vmc<>+1152(SB), Y5, Y5 // f
+	VADDPD vmc<>+1216(SB), Y5, Y6
+	VDIVPD Y6, Y5, Y6 // s
+	VMULPD Y6, Y6, Y7 // s2
+	VMULPD Y7, Y7, Y8 // s4
+	VMOVUPD vmc<>+2240(SB), Y9
+	VFMADD213PD vmc<>+2112(SB), Y8, Y9
+	VFMADD213PD vmc<>+1984(SB), Y8, Y9
+	VFMADD213PD vmc<>+1856(SB), Y8, Y9 // t1
+	VMOVUPD vmc<>+2176(SB), Y10
+	VFMADD213PD vmc<>+2048(SB), Y8, Y10
+	VFMADD213PD vmc<>+1920(SB), Y8, Y10 // t2
+	VMULPD Y10, Y8, Y10
+	VFMADD231PD Y9, Y7, Y10 // r = fma(s2, t1, s4·t2)
+	VMULPD vmc<>+1280(SB), Y5, Y11
+	VMULPD Y5, Y11, Y11 // hfsq
+	VADDPD Y10, Y11, Y12
+	VMULPD vmc<>+320(SB), Y3, Y13
+	VFMADD231PD Y12, Y6, Y13 // lo = fma(s, hfsq + r, e·ln2Lo)
+	VSUBPD Y13, Y11, Y11
+	VSUBPD Y5, Y11, Y11
+	VMULPD vmc<>+256(SB), Y3, Y12
+	VSUBPD Y11, Y12, Y12 // log x
+	VCMPPD $0, vmc<>+2304(SB), Y0, Y1
+	VBLENDVPD Y1, Y0, Y12, Y12
+	VCMPPD $0, vmc<>+2432(SB), Y0, Y1
+	VBLENDVPD Y1, vmc<>+2368(SB), Y12, Y12
+	VCMPPD $9, vmc<>+2432(SB), Y0, Y1
+	VBLENDVPD Y1, vmc<>+2496(SB), Y12, Y12
+	VADDPD Y15, Y12, Y13 // log u + c
+	VCMPPD $0, vmc<>+2432(SB), Y12, Y1
+	VBLENDVPD Y1, Y15, Y13, Y13
+	VMOVUPD Y13, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ log1p256_loop
+log1p256_done:
+	VZEROUPPER
+	RET
+
+// func log1p512(dst, x *float64, n int): n a multiple of 8.
+TEXT ·log1p512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ log1p512_done
+log1p512_loop:
+	VMOVUPD (SI), Z14
+	VADDPD vmc<>+1152(SB), Z14, Z0 // u = 1 + x
+	VSUBPD vmc<>+1152(SB), Z0, Z15
+	VSUBPD Z15, Z14, Z15
+	VDIVPD Z0, Z15, Z15 // c = (x − (u − 1))/u
+	VCMPPD $0, vmc<>+2432(SB), Z0, K1
+	VBLENDMPD vmc<>+2432(SB), Z15, K1, Z15
+	VCMPPD $0, vmc<>+2304(SB), Z0, K1
+	VBLENDMPD vmc<>+2432(SB), Z15, K1, Z15
+	VCMPPD $0, vmc<>+2432(SB), Z14, K1
+	VBLENDMPD Z14, Z15, K1, Z15
+	VCMPPD $1, vmc<>+1408(SB), Z0, K1
+	VMULPD vmc<>+1472(SB), Z0, Z2
+	VBLENDMPD Z2, Z0, K1, Z2
+	VPXORQ Z3, Z3, Z3
+	VMOVUPD vmc<>+1536(SB), K1, Z3
+	VPSRLQ $52, Z2, Z4
+	VPORQ vmc<>+1600(SB), Z4, Z4
+	VSUBPD vmc<>+1344(SB), Z4, Z4 // E
+	VADDPD Z4, Z3, Z3 // e
+	VPANDQ vmc<>+1664(SB), Z2, Z5
+	VPORQ vmc<>+1728(SB), Z5, Z5 // m ∈ [1, 2)
+	VCMPPD $13, vmc<>+1792(SB), Z5, K6
+	VMULPD vmc<>+1280(SB), Z5, Z7
+	VBLENDMPD Z7, Z5, K6, Z5
+	VPXORQ Z7, Z7, Z7
+	VMOVUPD vmc<>+1152(SB), K6, Z7
+	VADDPD Z7, Z3, Z3 // e
+	VSUBPD vmc<>+1152(SB), Z5, Z5 // f
+	VADDPD vmc<>+1216(SB), Z5, Z6
+	VDIVPD Z6, Z5, Z6 // s
+	VMULPD Z6, Z6, Z7 // s2
+	VMULPD Z7, Z7, Z8 // s4
+	VMOVUPD vmc<>+2240(SB), Z9
+	VFMADD213PD vmc<>+2112(SB), Z8, Z9
+	VFMADD213PD vmc<>+1984(SB), Z8, Z9
+	VFMADD213PD vmc<>+1856(SB), Z8, Z9 // t1
+	VMOVUPD vmc<>+2176(SB), Z10
+	VFMADD213PD vmc<>+2048(SB), Z8, Z10
+	VFMADD213PD vmc<>+1920(SB), Z8, Z10 // t2
+	VMULPD Z10, Z8, Z10
+	VFMADD231PD Z9, Z7, Z10 // r = fma(s2, t1, s4·t2)
+	VMULPD vmc<>+1280(SB), Z5, Z11
+	VMULPD Z5, Z11, Z11 // hfsq
+	VADDPD Z10, Z11, Z12
+	VMULPD vmc<>+320(SB), Z3, Z13
+	VFMADD231PD Z12, Z6, Z13 // lo = fma(s, hfsq + r, e·ln2Lo)
+	VSUBPD Z13, Z11, Z11
+	VSUBPD Z5, Z11, Z11
+	VMULPD vmc<>+256(SB), Z3, Z12
+	VSUBPD Z11, Z12, Z12 // log x
+	VCMPPD $0, vmc<>+2304(SB), Z0, K1
+	VBLENDMPD Z0, Z12, K1, Z12
+	VCMPPD $0, vmc<>+2432(SB), Z0, K1
+	VBLENDMPD vmc<>+2368(SB), Z12, K1, Z12
+	VCMPPD $9, vmc<>+2432(SB), Z0, K1
+	VBLENDMPD vmc<>+2496(SB), Z12, K1, Z12
+	VADDPD Z15, Z12, Z13 // log u + c
+	VCMPPD $0, vmc<>+2432(SB), Z12, K1
+	VBLENDMPD Z15, Z13, K1, Z13
+	VMOVUPD Z13, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ log1p512_loop
+log1p512_done:
+	VZEROUPPER
+	RET

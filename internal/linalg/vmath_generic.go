@@ -94,40 +94,71 @@ const nanBits = 0x7ff8000000000001
 func logGeneric(dst, x []float64) {
 	dst = dst[:len(x)]
 	for i, v := range x {
-		switch {
-		case v == math.Inf(1):
-			dst[i] = v
-			continue
-		case v == 0:
-			dst[i] = math.Inf(-1)
-			continue
-		case !(v >= 0):
-			dst[i] = math.Float64frombits(nanBits)
-			continue
-		}
-		var e float64
-		if v < minNormal {
-			v *= two54
-			e = -54
-		}
-		// v = m·2^E, m ∈ [1, 2); then m ∈ [√2/2, √2) as fdlibm has it.
-		b := math.Float64bits(v)
-		e += math.Float64frombits(b>>52|shiftBits) - (shifter + 1023)
-		m := math.Float64frombits(b&mantMask | oneBits)
-		if m >= sqrt2 {
-			m *= 0.5
-			e++
-		}
-		f := m - 1
-		s := f / (2 + f)
-		s2 := s * s
-		s4 := s2 * s2
-		t1 := math.FMA(s4, math.FMA(s4, math.FMA(s4, lg7, lg5), lg3), lg1)
-		t2 := math.FMA(s4, math.FMA(s4, lg6, lg4), lg2)
-		r := math.FMA(s2, t1, s4*t2)
-		hfsq := 0.5 * f * f
-		// e·ln2Hi is exact; log x = e·log 2 + f − hfsq + s·(hfsq + R).
-		lo := math.FMA(s, hfsq+r, e*ln2Lo)
-		dst[i] = e*ln2Hi - ((hfsq - lo) - f)
+		dst[i] = log1(v)
 	}
+}
+
+// log1p1 returns log(1 + v) (see Log1p): log1(u) + c, u = 1 + v rounded and
+// c = (v − (u − 1))/u what the rounding lost; c alone where log1(u) = 0
+// (u = 1, which keeps the sign of a zero v).
+func log1p1(v float64) float64 {
+	u := 1 + v
+	var c float64
+	switch {
+	case u == 0 || u == math.Inf(1):
+		c = 0 // −Inf and +Inf: no correction
+	case v == 0:
+		c = v
+	default:
+		c = (v - (u - 1)) / u
+	}
+	l := log1(u)
+	if l == 0 {
+		return c
+	}
+	return l + c
+}
+
+// log1pGeneric sets dst[i] = log(1 + x[i]) (see Log1p).
+func log1pGeneric(dst, x []float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = log1p1(v)
+	}
+}
+
+// log1 returns log v (see Log).
+func log1(v float64) float64 {
+	switch {
+	case v == math.Inf(1):
+		return v
+	case v == 0:
+		return math.Inf(-1)
+	case !(v >= 0):
+		return math.Float64frombits(nanBits)
+	}
+	var e float64
+	if v < minNormal {
+		v *= two54
+		e = -54
+	}
+	// v = m·2^E, m ∈ [1, 2); then m ∈ [√2/2, √2) as fdlibm has it.
+	b := math.Float64bits(v)
+	e += math.Float64frombits(b>>52|shiftBits) - (shifter + 1023)
+	m := math.Float64frombits(b&mantMask | oneBits)
+	if m >= sqrt2 {
+		m *= 0.5
+		e++
+	}
+	f := m - 1
+	s := f / (2 + f)
+	s2 := s * s
+	s4 := s2 * s2
+	t1 := math.FMA(s4, math.FMA(s4, math.FMA(s4, lg7, lg5), lg3), lg1)
+	t2 := math.FMA(s4, math.FMA(s4, lg6, lg4), lg2)
+	r := math.FMA(s2, t1, s4*t2)
+	hfsq := 0.5 * f * f
+	// e·ln2Hi is exact; log x = e·log 2 + f − hfsq + s·(hfsq + R).
+	lo := math.FMA(s, hfsq+r, e*ln2Lo)
+	return e*ln2Hi - ((hfsq - lo) - f)
 }

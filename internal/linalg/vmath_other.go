@@ -7,3 +7,5 @@ package linalg
 func vmExp(k vmKind, dst, x []float64) {}
 
 func vmLog(k vmKind, dst, x []float64) {}
+
+func vmLog1p(k vmKind, dst, x []float64) {}
