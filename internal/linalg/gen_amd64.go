@@ -561,6 +561,9 @@ func elementwise() {
 	// false for NaN, as in Go's z > 0); ReLU alone (reluOnly512); the
 	// product by the indicator, dst = x·[m > 0] (mulPos512: a product by 1 or
 	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN); dst += x (add512).
+	// The AVX2 kernels form 1.0 as all ones shifted right by 54 and left by
+	// 52: a legacy-SSE MOVQ into X15 made mulPos256 16 times slower than
+	// the Go loop (the SSE/AVX transition penalty on Sapphire Rapids).
 	p(`
 // func relu512(dst, dd, z *float64, n int)
 TEXT ·relu512(SB), NOSPLIT, $0-32
@@ -598,9 +601,9 @@ TEXT ·relu256(SB), NOSPLIT, $0-32
 	SHRQ $2, CX
 	JEQ r2_done
 	VXORPD Y14, Y14, Y14
-	MOVQ $0x3ff0000000000000, AX
-	MOVQ AX, X15
-	VBROADCASTSD X15, Y15
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
 r2_loop:
 	VMOVUPD (R8), Y0
 	VCMPPD $0x1e, Y14, Y0, Y1
@@ -701,6 +704,54 @@ m5_loop:
 	DECQ CX
 	JNZ m5_loop
 m5_done:
+	VZEROUPPER
+	RET
+
+// func reluOnly256(dst, z *float64, n int)
+TEXT ·reluOnly256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ ro2_done
+	VXORPD Y14, Y14, Y14
+ro2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y0, Y1, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ ro2_loop
+ro2_done:
+	VZEROUPPER
+	RET
+
+// func mulPos256(dst, x, m *float64, n int)
+TEXT ·mulPos256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JEQ mp2_done
+	VXORPD Y14, Y14, Y14
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
+mp2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y15, Y1, Y1
+	VMULPD (SI), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ mp2_loop
+mp2_done:
 	VZEROUPPER
 	RET
 

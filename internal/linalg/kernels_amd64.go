@@ -75,6 +75,12 @@ func mulPos512(dst, x, m *float64, n int)
 //go:noescape
 func mul256(dst, x, y *float64, n int)
 
+//go:noescape
+func reluOnly256(dst, z *float64, n int)
+
+//go:noescape
+func mulPos256(dst, x, m *float64, n int)
+
 var avx512Set = &kernelSet{
 	name: "avx512", mr: 12, nr: 16, masked: true, fused: true, wholeA: true,
 	tile: tile512, row: row512, rowCols: 56,
@@ -109,9 +115,11 @@ var avx2Set = &kernelSet{
 		}
 		dot256(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, &laneMasks[k%8][0], b2i(load))
 	},
-	relu: func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	mul:  func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
-	vec:  4,
+	relu:     func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly: func(dst, z []float64) { reluOnly256(ptr(dst), ptr(z), len(z)) },
+	mul:      func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
+	vec:      4,
 }
 
 // laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).

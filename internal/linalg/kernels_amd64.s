@@ -2516,9 +2516,9 @@ TEXT ·relu256(SB), NOSPLIT, $0-32
 	SHRQ $2, CX
 	JEQ r2_done
 	VXORPD Y14, Y14, Y14
-	MOVQ $0x3ff0000000000000, AX
-	MOVQ AX, X15
-	VBROADCASTSD X15, Y15
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
 r2_loop:
 	VMOVUPD (R8), Y0
 	VCMPPD $0x1e, Y14, Y0, Y1
@@ -2619,6 +2619,54 @@ m5_loop:
 	DECQ CX
 	JNZ m5_loop
 m5_done:
+	VZEROUPPER
+	RET
+
+// func reluOnly256(dst, z *float64, n int)
+TEXT ·reluOnly256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ ro2_done
+	VXORPD Y14, Y14, Y14
+ro2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y0, Y1, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ ro2_loop
+ro2_done:
+	VZEROUPPER
+	RET
+
+// func mulPos256(dst, x, m *float64, n int)
+TEXT ·mulPos256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JEQ mp2_done
+	VXORPD Y14, Y14, Y14
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
+mp2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y15, Y1, Y1
+	VMULPD (SI), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ mp2_loop
+mp2_done:
 	VZEROUPPER
 	RET
 

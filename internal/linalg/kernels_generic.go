@@ -112,16 +112,19 @@ const (
 // column j0 of the product.
 func (e epilogue) apply(c []float64, ldc, i0, j0, rows, cols int) {
 	switch e.kind {
+	// ReLU and MulPos run on the vector kernels of the set in use: their
+	// bits are the generic ones on every set (bit operations, products by
+	// 1 or 0).
 	case epiReLU:
 		for r := 0; r < rows; r++ {
 			row := c[r*ldc : r*ldc+cols]
-			reluGeneric(row, nil, row)
+			ReLU(row, nil, row)
 		}
 	case epiMask:
 		for r := 0; r < rows; r++ {
 			row := c[r*ldc : r*ldc+cols]
 			o := (i0+r)*e.ldm + j0
-			mulPosGeneric(row, row, e.m[o:o+cols])
+			MulPos(row, row, e.m[o:o+cols])
 		}
 	}
 }
