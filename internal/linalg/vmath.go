@@ -40,12 +40,18 @@ func Exp(dst, x []float64) {
 	ks := active()
 	n := len(x)
 	dst = dst[:n]
-	v := 0
-	if ks.vm != 0 {
-		v = n / ks.vec * ks.vec
-		vmExp(ks.vm, dst[:v], x[:v])
+	if ks.vm == 0 {
+		expGeneric(dst, x)
+		return
 	}
-	expGeneric(dst[v:], x[v:])
+	v := n / ks.vec * ks.vec
+	vmExp(ks.vm, dst[:v], x[:v])
+	if v < n {
+		var pad [8]float64 // the tail, through the same kernel
+		copy(pad[:], x[v:])
+		vmExp(ks.vm, pad[:ks.vec], pad[:ks.vec])
+		copy(dst[v:], pad[:n-v])
+	}
 }
 
 // Log sets dst[i] = log x[i] for every i < len(x); dst must be at least as
@@ -62,12 +68,18 @@ func Log(dst, x []float64) {
 	ks := active()
 	n := len(x)
 	dst = dst[:n]
-	v := 0
-	if ks.vm != 0 {
-		v = n / ks.vec * ks.vec
-		vmLog(ks.vm, dst[:v], x[:v])
+	if ks.vm == 0 {
+		logGeneric(dst, x)
+		return
 	}
-	logGeneric(dst[v:], x[v:])
+	v := n / ks.vec * ks.vec
+	vmLog(ks.vm, dst[:v], x[:v])
+	if v < n {
+		var pad [8]float64 // the tail, through the same kernel
+		copy(pad[:], x[v:])
+		vmLog(ks.vm, pad[:ks.vec], pad[:ks.vec])
+		copy(dst[v:], pad[:n-v])
+	}
 }
 
 // Log1p sets dst[i] = log(1 + x[i]) for every i < len(x); dst must be at
@@ -87,12 +99,18 @@ func Log1p(dst, x []float64) {
 	ks := active()
 	n := len(x)
 	dst = dst[:n]
-	v := 0
-	if ks.vm != 0 {
-		v = n / ks.vec * ks.vec
-		vmLog1p(ks.vm, dst[:v], x[:v])
+	if ks.vm == 0 {
+		log1pGeneric(dst, x)
+		return
 	}
-	log1pGeneric(dst[v:], x[v:])
+	v := n / ks.vec * ks.vec
+	vmLog1p(ks.vm, dst[:v], x[:v])
+	if v < n {
+		var pad [8]float64 // the tail, through the same kernel
+		copy(pad[:], x[v:])
+		vmLog1p(ks.vm, pad[:ks.vec], pad[:ks.vec])
+		copy(dst[v:], pad[:n-v])
+	}
 }
 
 // LogSumExp returns log Σ_i e^{x[i]} as m + Log1p(Σ_{i≠k} e^{x[i] − m}),
