@@ -110,11 +110,11 @@ func genExp(w width, shift int) {
 	header("exp", w, shift)
 	R := w.R
 	p("\tVMOVUPD %s, %s", c("expHi"), R(14))
-	p("\tVMOVUPD %s, %s", c("expLo"), R(15))
 	p("exp%s_loop:", w.suf)
 	p("\tVMOVUPD (SI), %s", R(0))
+	m := w.cmp(1, c("expZero"), R(0), 7) // x < expZero: the result is 0
+	w.blend(m, c("zero"), R(0), R(0))    // and x = 0 computed instead
 	p("\tVMINPD %s, %s, %s // x > 710: 710 (NaN stays)", R(0), R(14), R(0))
-	p("\tVMAXPD %s, %s, %s // x < −746: −746", R(0), R(15), R(0))
 	p("\tVMOVUPD %s, %s", c("shifter"), R(1))
 	p("\tVFMADD231PD %s, %s, %s // t = fma(x, log2e, shifter)", c("log2e"), R(0), R(1))
 	p("\tVSUBPD %s, %s, %s // k", c("shifter"), R(1), R(2))
@@ -136,6 +136,7 @@ func genExp(w width, shift int) {
 	p("\tVPSLLQ $52, %s, %s // 2^k2", R(6), R(6))
 	p("\tVMULPD %s, %s, %s", R(5), R(4), R(4))
 	p("\tVMULPD %s, %s, %s", R(6), R(4), R(4))
+	w.blend(m, c("zero"), R(4), R(4))
 	p("\tVMOVUPD %s, (DI)", R(4))
 	footer("exp", w)
 }
@@ -231,7 +232,7 @@ func main() {
 		bias    = shifter + 1023
 	)
 	constant("expHi", f(710))
-	constant("expLo", f(-746))
+	constant("expZero", f(-745.1332191019411))
 	constant("shifter", f(shifter))
 	constant("log2e", f(1.4426950408889634))
 	constant("ln2Hi", f(6.93147180369123816490e-01))

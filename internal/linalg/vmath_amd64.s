@@ -12,14 +12,14 @@ DATA vmc<>+32(SB)/8, $0x4086300000000000 // expHi
 DATA vmc<>+40(SB)/8, $0x4086300000000000 // expHi
 DATA vmc<>+48(SB)/8, $0x4086300000000000 // expHi
 DATA vmc<>+56(SB)/8, $0x4086300000000000 // expHi
-DATA vmc<>+64(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+72(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+80(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+88(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+96(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+104(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+112(SB)/8, $0xc087500000000000 // expLo
-DATA vmc<>+120(SB)/8, $0xc087500000000000 // expLo
+DATA vmc<>+64(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+72(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+80(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+88(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+96(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+104(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+112(SB)/8, $0xc0874910d52d3051 // expZero
+DATA vmc<>+120(SB)/8, $0xc0874910d52d3051 // expZero
 DATA vmc<>+128(SB)/8, $0x4338000000000000 // shifter
 DATA vmc<>+136(SB)/8, $0x4338000000000000 // shifter
 DATA vmc<>+144(SB)/8, $0x4338000000000000 // shifter
@@ -334,11 +334,11 @@ TEXT ·exp256(SB), NOSPLIT, $0-24
 	SHRQ $2, CX
 	JZ exp256_done
 	VMOVUPD vmc<>+0(SB), Y14
-	VMOVUPD vmc<>+64(SB), Y15
 exp256_loop:
 	VMOVUPD (SI), Y0
+	VCMPPD $1, vmc<>+64(SB), Y0, Y7
+	VBLENDVPD Y7, vmc<>+2432(SB), Y0, Y0
 	VMINPD Y0, Y14, Y0 // x > 710: 710 (NaN stays)
-	VMAXPD Y0, Y15, Y0 // x < −746: −746
 	VMOVUPD vmc<>+128(SB), Y1
 	VFMADD231PD vmc<>+192(SB), Y0, Y1 // t = fma(x, log2e, shifter)
 	VSUBPD vmc<>+128(SB), Y1, Y2 // k
@@ -368,6 +368,7 @@ exp256_loop:
 	VPSLLQ $52, Y6, Y6 // 2^k2
 	VMULPD Y5, Y4, Y4
 	VMULPD Y6, Y4, Y4
+	VBLENDVPD Y7, vmc<>+2432(SB), Y4, Y4
 	VMOVUPD Y4, (DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
@@ -385,11 +386,11 @@ TEXT ·exp512(SB), NOSPLIT, $0-24
 	SHRQ $3, CX
 	JZ exp512_done
 	VMOVUPD vmc<>+0(SB), Z14
-	VMOVUPD vmc<>+64(SB), Z15
 exp512_loop:
 	VMOVUPD (SI), Z0
+	VCMPPD $1, vmc<>+64(SB), Z0, K7
+	VBLENDMPD vmc<>+2432(SB), Z0, K7, Z0
 	VMINPD Z0, Z14, Z0 // x > 710: 710 (NaN stays)
-	VMAXPD Z0, Z15, Z0 // x < −746: −746
 	VMOVUPD vmc<>+128(SB), Z1
 	VFMADD231PD vmc<>+192(SB), Z0, Z1 // t = fma(x, log2e, shifter)
 	VSUBPD vmc<>+128(SB), Z1, Z2 // k
@@ -419,6 +420,7 @@ exp512_loop:
 	VPSLLQ $52, Z6, Z6 // 2^k2
 	VMULPD Z5, Z4, Z4
 	VMULPD Z6, Z4, Z4
+	VBLENDMPD vmc<>+2432(SB), Z4, K7, Z4
 	VMOVUPD Z4, (DI)
 	ADDQ $64, SI
 	ADDQ $64, DI

@@ -9,8 +9,11 @@ import "math"
 
 // Constants of expGeneric.
 const (
-	expHi = 710  // inputs are clamped to [expLo, expHi]: e^710 overflows,
-	expLo = -746 // e^−746 rounds to 0
+	expHi = 710 // inputs above are clamped to it: e^710 overflows
+	// expZero: e^x rounds to 0 for x below it (e^x ≤ 2⁻¹⁰⁷⁵), which
+	// the kernels return without computing, since a product that
+	// underflows takes a microcode assist (~150 cycles) on x86.
+	expZero = -745.1332191019411
 	// shifter = 1.5·2⁵²: t + shifter rounds t to an integer held in the
 	// low mantissa bits.
 	shifter = 0x1.8p52
@@ -37,11 +40,12 @@ func expGeneric(dst, x []float64) {
 	dst = dst[:len(x)]
 	for i, v := range x {
 		// NaN fails both comparisons and passes through.
+		if v < expZero {
+			dst[i] = 0
+			continue
+		}
 		if v > expHi {
 			v = expHi
-		}
-		if v < expLo {
-			v = expLo
 		}
 		// k = round(v·log₂e) from the exact product; r = v − k·log 2 in
 		// two fma steps (the first exact), |r| ≤ 0.3466.
@@ -55,7 +59,7 @@ func expGeneric(dst, x []float64) {
 		p = math.FMA(p, r, 1)
 		p = math.FMA(p, r, 1)
 		// 2^k = 2^k1·2^k2 with k1 = round(k/2), both normal for
-		// k ∈ [−1076, 1024]: p·2^k1 is exact, the second product rounds
+		// k ∈ [−1075, 1024]: p·2^k1 is exact, the second product rounds
 		// once (to a subnormal or to ±Inf where e^v does).
 		h := k*0.5 + bias
 		k1 := h - bias
