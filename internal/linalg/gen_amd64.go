@@ -263,11 +263,14 @@ TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 }
 
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
-// (the caller pads B and C for narrower edges), one tile, no epilogue.
+// (the caller pads B and C for narrower edges), one tile. flags: 1 load C,
+// 2 ReLU epilogue, 4 mask epilogue (acc·[M[i][j] > 0], M[i][j] at
+// m + i·ldm + j), applied as the rows are stored, with the bits of
+// reluGeneric and mulPosGeneric (GT_OQ is false for NaN, as Go's z > 0).
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-88
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), R8
 	MOVQ rsa+16(FP), R9
@@ -286,7 +289,7 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	for i := 0; i < 12; i++ {
 		p("\tVXORPD Y%d, Y%d, Y%d", i, i, i)
 	}
-	p("\tCMPQ load+72(FP), $0")
+	p("\tTESTQ $1, flags+72(FP)")
 	p("\tJEQ g6_loop_check")
 	p("\tMOVQ DI, BX")
 	for i := 0; i < 6; i++ {
@@ -303,7 +306,7 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	}
 	p("g6_loop_check:")
 	p("\tTESTQ CX, CX")
-	p("\tJEQ g6_store")
+	p("\tJEQ g6_epilogue")
 	p("g6_loop:")
 	p("\tVMOVUPD (R11), Y12")
 	p("\tVMOVUPD 32(R11), Y13")
@@ -317,20 +320,64 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	p("\tADDQ R12, R11")
 	p("\tDECQ CX")
 	p("\tJNZ g6_loop")
-	p("g6_store:")
+	// Y12 = +0, Y13 = 1.0 (VEX only: see elementwise), BX the mask's row,
+	// AX its stride in bytes.
+	p("g6_epilogue:")
+	p("\tVXORPD Y12, Y12, Y12")
+	p("\tVPCMPEQQ Y13, Y13, Y13")
+	p("\tVPSRLQ $54, Y13, Y13")
+	p("\tVPSLLQ $52, Y13, Y13")
+	p("\tMOVQ m+88(FP), BX")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tSHLQ $3, AX")
+	p("\tTESTQ $2, flags+72(FP)")
+	p("\tJNE g6_relu")
+	p("\tTESTQ $4, flags+72(FP)")
+	p("\tJNE g6_mask")
+	g6store("g6", nil)
+	p("g6_relu:")
+	g6store("g6r", func(r int) {
+		p("\tVCMPPD $0x1e, Y12, Y%d, Y14", r)
+		p("\tVANDPD Y%d, Y14, Y%d", r, r)
+	})
+	p("g6_mask:")
+	g6store("g6m", func(r int) {
+		off := ""
+		if r%2 == 1 {
+			off = "32"
+		}
+		p("\tVMOVUPD %s(BX), Y14", off)
+		p("\tVCMPPD $0x1e, Y12, Y14, Y14")
+		p("\tVANDPD Y13, Y14, Y14")
+		p("\tVMULPD Y14, Y%d, Y%d", r, r)
+	})
+}
+
+// g6store writes the stores of gemm6x8's rows skip ≤ i < mr, each register
+// r of a stored row passed through epi first (nil: none); the mask's row
+// pointer BX moves with C's.
+func g6store(label string, epi func(r int)) {
 	for i := 0; i < 6; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
-			p("\tJLE g6_done")
+			p("\tJLE %s_done", label)
 			p("\tADDQ SI, DI")
+			if epi != nil {
+				p("\tADDQ AX, BX")
+			}
 		}
 		p("\tCMPQ skip+80(FP), $%d", i)
-		p("\tJGT g6_store_skip%d", i)
+		p("\tJGT %s_skip%d", label, i)
+		for _, r := range []int{2 * i, 2*i + 1} {
+			if epi != nil {
+				epi(r)
+			}
+		}
 		p("\tVMOVUPD Y%d, (DI)", 2*i)
 		p("\tVMOVUPD Y%d, 32(DI)", 2*i+1)
-		p("g6_store_skip%d:", i)
+		p("%s_skip%d:", label, i)
 	}
-	p("g6_done:")
+	p("%s_done:", label)
 	p("\tVZEROUPPER")
 	p("\tRET")
 }

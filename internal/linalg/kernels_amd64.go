@@ -30,7 +30,7 @@ func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, l
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
-func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
 
 //go:noescape
 func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
@@ -106,7 +106,7 @@ var avx512Set = &kernelSet{
 }
 
 var avx2Set = &kernelSet{
-	name: "avx2", mr: 6, nr: 8, masked: false, wholeA: true,
+	name: "avx2", mr: 6, nr: 8, masked: false, fused: true, wholeA: true,
 	tile: tile256,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
@@ -184,13 +184,27 @@ func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols
 	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
 }
 
-func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles, skip int) {
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
 	if cols != 8 {
 		panic("linalg: avx2 tile needs 8 columns")
 	}
 	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
+	flags := b2i(load)
+	switch e.kind {
+	case epiReLU:
+		flags |= 2
+	case epiMask:
+		if ((tiles-1)*6+rows-1)*e.ldm+cols > len(e.m) {
+			panic("linalg: tile reads past its mask")
+		}
+		flags |= 4
+	}
 	for t := 0; t < tiles; t++ {
-		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load), skip)
+		var m *float64
+		if e.kind == epiMask {
+			m = &e.m[t*6*e.ldm]
+		}
+		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, flags, skip, m, e.ldm)
 	}
 }
 

@@ -1971,8 +1971,8 @@ g1_store:
 	VZEROUPPER
 	RET
 
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-88
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-104
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), R8
 	MOVQ rsa+16(FP), R9
@@ -2000,7 +2000,7 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	VXORPD Y9, Y9, Y9
 	VXORPD Y10, Y10, Y10
 	VXORPD Y11, Y11, Y11
-	CMPQ load+72(FP), $0
+	TESTQ $1, flags+72(FP)
 	JEQ g6_loop_check
 	MOVQ DI, BX
 	CMPQ skip+80(FP), $0
@@ -2050,7 +2050,7 @@ g6_load_skip4:
 g6_load_skip5:
 g6_loop_check:
 	TESTQ CX, CX
-	JEQ g6_store
+	JEQ g6_epilogue
 g6_loop:
 	VMOVUPD (R11), Y12
 	VMOVUPD 32(R11), Y13
@@ -2076,53 +2076,244 @@ g6_loop:
 	ADDQ R12, R11
 	DECQ CX
 	JNZ g6_loop
-g6_store:
+g6_epilogue:
+	VXORPD Y12, Y12, Y12
+	VPCMPEQQ Y13, Y13, Y13
+	VPSRLQ $54, Y13, Y13
+	VPSLLQ $52, Y13, Y13
+	MOVQ m+88(FP), BX
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	TESTQ $2, flags+72(FP)
+	JNE g6_relu
+	TESTQ $4, flags+72(FP)
+	JNE g6_mask
 	CMPQ skip+80(FP), $0
-	JGT g6_store_skip0
+	JGT g6_skip0
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
-g6_store_skip0:
+g6_skip0:
 	CMPQ DX, $1
 	JLE g6_done
 	ADDQ SI, DI
 	CMPQ skip+80(FP), $1
-	JGT g6_store_skip1
+	JGT g6_skip1
 	VMOVUPD Y2, (DI)
 	VMOVUPD Y3, 32(DI)
-g6_store_skip1:
+g6_skip1:
 	CMPQ DX, $2
 	JLE g6_done
 	ADDQ SI, DI
 	CMPQ skip+80(FP), $2
-	JGT g6_store_skip2
+	JGT g6_skip2
 	VMOVUPD Y4, (DI)
 	VMOVUPD Y5, 32(DI)
-g6_store_skip2:
+g6_skip2:
 	CMPQ DX, $3
 	JLE g6_done
 	ADDQ SI, DI
 	CMPQ skip+80(FP), $3
-	JGT g6_store_skip3
+	JGT g6_skip3
 	VMOVUPD Y6, (DI)
 	VMOVUPD Y7, 32(DI)
-g6_store_skip3:
+g6_skip3:
 	CMPQ DX, $4
 	JLE g6_done
 	ADDQ SI, DI
 	CMPQ skip+80(FP), $4
-	JGT g6_store_skip4
+	JGT g6_skip4
 	VMOVUPD Y8, (DI)
 	VMOVUPD Y9, 32(DI)
-g6_store_skip4:
+g6_skip4:
 	CMPQ DX, $5
 	JLE g6_done
 	ADDQ SI, DI
 	CMPQ skip+80(FP), $5
-	JGT g6_store_skip5
+	JGT g6_skip5
 	VMOVUPD Y10, (DI)
 	VMOVUPD Y11, 32(DI)
-g6_store_skip5:
+g6_skip5:
 g6_done:
+	VZEROUPPER
+	RET
+g6_relu:
+	CMPQ skip+80(FP), $0
+	JGT g6r_skip0
+	VCMPPD $0x1e, Y12, Y0, Y14
+	VANDPD Y0, Y14, Y0
+	VCMPPD $0x1e, Y12, Y1, Y14
+	VANDPD Y1, Y14, Y1
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+g6r_skip0:
+	CMPQ DX, $1
+	JLE g6r_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $1
+	JGT g6r_skip1
+	VCMPPD $0x1e, Y12, Y2, Y14
+	VANDPD Y2, Y14, Y2
+	VCMPPD $0x1e, Y12, Y3, Y14
+	VANDPD Y3, Y14, Y3
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+g6r_skip1:
+	CMPQ DX, $2
+	JLE g6r_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $2
+	JGT g6r_skip2
+	VCMPPD $0x1e, Y12, Y4, Y14
+	VANDPD Y4, Y14, Y4
+	VCMPPD $0x1e, Y12, Y5, Y14
+	VANDPD Y5, Y14, Y5
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+g6r_skip2:
+	CMPQ DX, $3
+	JLE g6r_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $3
+	JGT g6r_skip3
+	VCMPPD $0x1e, Y12, Y6, Y14
+	VANDPD Y6, Y14, Y6
+	VCMPPD $0x1e, Y12, Y7, Y14
+	VANDPD Y7, Y14, Y7
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+g6r_skip3:
+	CMPQ DX, $4
+	JLE g6r_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $4
+	JGT g6r_skip4
+	VCMPPD $0x1e, Y12, Y8, Y14
+	VANDPD Y8, Y14, Y8
+	VCMPPD $0x1e, Y12, Y9, Y14
+	VANDPD Y9, Y14, Y9
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+g6r_skip4:
+	CMPQ DX, $5
+	JLE g6r_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $5
+	JGT g6r_skip5
+	VCMPPD $0x1e, Y12, Y10, Y14
+	VANDPD Y10, Y14, Y10
+	VCMPPD $0x1e, Y12, Y11, Y14
+	VANDPD Y11, Y14, Y11
+	VMOVUPD Y10, (DI)
+	VMOVUPD Y11, 32(DI)
+g6r_skip5:
+g6r_done:
+	VZEROUPPER
+	RET
+g6_mask:
+	CMPQ skip+80(FP), $0
+	JGT g6m_skip0
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y0, Y0
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y1, Y1
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+g6m_skip0:
+	CMPQ DX, $1
+	JLE g6m_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $1
+	JGT g6m_skip1
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y2, Y2
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y3, Y3
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+g6m_skip1:
+	CMPQ DX, $2
+	JLE g6m_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $2
+	JGT g6m_skip2
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y4, Y4
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y5, Y5
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+g6m_skip2:
+	CMPQ DX, $3
+	JLE g6m_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $3
+	JGT g6m_skip3
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y6, Y6
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y7, Y7
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+g6m_skip3:
+	CMPQ DX, $4
+	JLE g6m_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $4
+	JGT g6m_skip4
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y8, Y8
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y9, Y9
+	VMOVUPD Y8, (DI)
+	VMOVUPD Y9, 32(DI)
+g6m_skip4:
+	CMPQ DX, $5
+	JLE g6m_done
+	ADDQ SI, DI
+	ADDQ AX, BX
+	CMPQ skip+80(FP), $5
+	JGT g6m_skip5
+	VMOVUPD (BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y10, Y10
+	VMOVUPD 32(BX), Y14
+	VCMPPD $0x1e, Y12, Y14, Y14
+	VANDPD Y13, Y14, Y14
+	VMULPD Y14, Y11, Y11
+	VMOVUPD Y10, (DI)
+	VMOVUPD Y11, 32(DI)
+g6m_skip5:
+g6m_done:
 	VZEROUPPER
 	RET
 
