@@ -263,29 +263,31 @@ TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 }
 
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
-// (the caller pads B and C for narrower edges), one tile. flags: 1 load C,
+// (the caller pads B and C for narrower edges), tiles tiles each 6 rows
+// below the previous (rows = mr = 6 when tiles > 1). flags: 1 load C,
 // 2 ReLU epilogue, 4 mask epilogue (acc·[M[i][j] > 0], M[i][j] at
 // m + i·ldm + j), applied as the rows are stored, with the bits of
 // reluGeneric and mulPosGeneric (GT_OQ is false for NaN, as Go's z > 0).
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-104
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), R8
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-112
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
 	SHLQ $3, R10
-	MOVQ b+32(FP), R11
 	MOVQ ldb+40(FP), R12
 	SHLQ $3, R12
-	MOVQ c+48(FP), DI
 	MOVQ ldc+56(FP), SI
 	SHLQ $3, SI
 	MOVQ mr+64(FP), DX
 	LEAQ (R9)(R9*2), R13
-	LEAQ (R9)(R9*4), R14`)
+	LEAQ (R9)(R9*4), R14
+g6_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI`)
 	for i := 0; i < 12; i++ {
 		p("\tVXORPD Y%d, Y%d, Y%d", i, i, i)
 	}
@@ -351,6 +353,33 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-104
 		p("\tVANDPD Y13, Y14, Y14")
 		p("\tVMULPD Y14, Y%d, Y%d", r, r)
 	})
+	// Next tile (tiles > 1 only with whole tiles, skip = 0): a, c and m
+	// move down 6 rows; the accumulators start again.
+	p("g6_next:")
+	p("\tDECQ tiles+104(FP)")
+	p("\tJEQ g6_ret")
+	p("\tMOVQ a+8(FP), R8")
+	p("\tADDQ R13, R8")
+	p("\tADDQ R13, R8")
+	p("\tMOVQ R8, a+8(FP)")
+	p("\tLEAQ (SI)(SI*2), BX")
+	p("\tMOVQ c+48(FP), DI")
+	p("\tADDQ BX, DI")
+	p("\tADDQ BX, DI")
+	p("\tMOVQ DI, c+48(FP)")
+	p("\tTESTQ $4, flags+72(FP)") // m is a pointer (nil without a mask)
+	p("\tJEQ g6_tile")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tSHLQ $3, AX")
+	p("\tLEAQ (AX)(AX*2), BX")
+	p("\tMOVQ m+88(FP), AX")
+	p("\tADDQ BX, AX")
+	p("\tADDQ BX, AX")
+	p("\tMOVQ AX, m+88(FP)")
+	p("\tJMP g6_tile")
+	p("g6_ret:")
+	p("\tVZEROUPPER")
+	p("\tRET")
 }
 
 // g6store writes the stores of gemm6x8's rows skip ≤ i < mr, each register
@@ -378,8 +407,7 @@ func g6store(label string, epi func(r int)) {
 		p("%s_skip%d:", label, i)
 	}
 	p("%s_done:", label)
-	p("\tVZEROUPPER")
-	p("\tRET")
+	p("\tJMP g6_next")
 }
 
 // reduce8 reduces the 8 lanes s of Z<z> in the documented order

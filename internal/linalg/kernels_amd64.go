@@ -30,7 +30,7 @@ func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, l
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
-func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
 
 //go:noescape
 func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
@@ -199,13 +199,11 @@ func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64
 		}
 		flags |= 4
 	}
-	for t := 0; t < tiles; t++ {
-		var m *float64
-		if e.kind == epiMask {
-			m = &e.m[t*6*e.ldm]
-		}
-		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, flags, skip, m, e.ldm)
+	var m *float64
+	if e.kind == epiMask {
+		m = &e.m[0]
 	}
+	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, flags, skip, m, e.ldm, tiles)
 }
 
 // checkTile panics unless the kernel's reads of A (allRows rows per tile)

@@ -1971,23 +1971,24 @@ g1_store:
 	VZEROUPPER
 	RET
 
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-104
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), R8
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-112
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
 	SHLQ $3, R10
-	MOVQ b+32(FP), R11
 	MOVQ ldb+40(FP), R12
 	SHLQ $3, R12
-	MOVQ c+48(FP), DI
 	MOVQ ldc+56(FP), SI
 	SHLQ $3, SI
 	MOVQ mr+64(FP), DX
 	LEAQ (R9)(R9*2), R13
 	LEAQ (R9)(R9*4), R14
+g6_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -2134,8 +2135,7 @@ g6_skip4:
 	VMOVUPD Y11, 32(DI)
 g6_skip5:
 g6_done:
-	VZEROUPPER
-	RET
+	JMP g6_next
 g6_relu:
 	CMPQ skip+80(FP), $0
 	JGT g6r_skip0
@@ -2212,8 +2212,7 @@ g6r_skip4:
 	VMOVUPD Y11, 32(DI)
 g6r_skip5:
 g6r_done:
-	VZEROUPPER
-	RET
+	JMP g6_next
 g6_mask:
 	CMPQ skip+80(FP), $0
 	JGT g6m_skip0
@@ -2314,6 +2313,30 @@ g6m_skip4:
 	VMOVUPD Y11, 32(DI)
 g6m_skip5:
 g6m_done:
+	JMP g6_next
+g6_next:
+	DECQ tiles+104(FP)
+	JEQ g6_ret
+	MOVQ a+8(FP), R8
+	ADDQ R13, R8
+	ADDQ R13, R8
+	MOVQ R8, a+8(FP)
+	LEAQ (SI)(SI*2), BX
+	MOVQ c+48(FP), DI
+	ADDQ BX, DI
+	ADDQ BX, DI
+	MOVQ DI, c+48(FP)
+	TESTQ $4, flags+72(FP)
+	JEQ g6_tile
+	MOVQ ldm+96(FP), AX
+	SHLQ $3, AX
+	LEAQ (AX)(AX*2), BX
+	MOVQ m+88(FP), AX
+	ADDQ BX, AX
+	ADDQ BX, AX
+	MOVQ AX, m+88(FP)
+	JMP g6_tile
+g6_ret:
 	VZEROUPPER
 	RET
 
