@@ -29,6 +29,7 @@ func main() {
 		gemmRxN(rows, 1)
 	}
 	gemm1x56()
+	row256()
 	gemm6x8()
 	dot512()
 	dot256()
@@ -260,6 +261,51 @@ TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 	}
 	p("\tVZEROUPPER")
 	p("\tRET")
+}
+
+// row256 writes the AVX2 row kernels row256x1 … row256x12: one row of C,
+// 4q columns (q registers), in chain order, B read straight from memory
+// by the fma (the product is commutative: the same bits as fma(a, b, c)).
+func row256() {
+	for q := 1; q <= 12; q++ {
+		p("")
+		p("// func row256x%d(k int, a *float64, csa int, b *float64, ldb int, c *float64, load int)", q)
+		p("TEXT ·row256x%d(SB), NOSPLIT, $0-56", q)
+		p("\tMOVQ k+0(FP), CX")
+		p("\tMOVQ a+8(FP), R8")
+		p("\tMOVQ csa+16(FP), R10")
+		p("\tSHLQ $3, R10")
+		p("\tMOVQ b+24(FP), R11")
+		p("\tMOVQ ldb+32(FP), R12")
+		p("\tSHLQ $3, R12")
+		p("\tMOVQ c+40(FP), DI")
+		for r := 0; r < q; r++ {
+			p("\tVXORPD Y%d, Y%d, Y%d", r, r, r)
+		}
+		p("\tCMPQ load+48(FP), $0")
+		p("\tJEQ r2x%d_check", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD %d(DI), Y%d", 32*r, r)
+		}
+		p("r2x%d_check:", q)
+		p("\tTESTQ CX, CX")
+		p("\tJEQ r2x%d_store", q)
+		p("r2x%d_loop:", q)
+		p("\tVBROADCASTSD (R8), Y15")
+		for r := 0; r < q; r++ {
+			p("\tVFMADD231PD %d(R11), Y15, Y%d", 32*r, r)
+		}
+		p("\tADDQ R10, R8")
+		p("\tADDQ R12, R11")
+		p("\tDECQ CX")
+		p("\tJNZ r2x%d_loop", q)
+		p("r2x%d_store:", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD Y%d, %d(DI)", r, 32*r)
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
 }
 
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns

@@ -107,7 +107,7 @@ var avx512Set = &kernelSet{
 
 var avx2Set = &kernelSet{
 	name: "avx2", mr: 6, nr: 8, masked: false, fused: true, wholeA: true,
-	tile: tile256,
+	tile: tile256, row: row256, rowCols: 48,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
 		if rows == 0 {
