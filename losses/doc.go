@@ -12,5 +12,8 @@
 // The training objective uses the Loss interface: a loss of a score vector s
 // against a target y that returns log ℓ and the gradient ∂ℓ/∂s scaled by
 // e^{−shift}, where the caller passes shift = log 𝓛 so that the per-sample
-// gradients of a loss of 1e-1000 are ordinary numbers.
+// gradients of a loss of 1e-1000 are ordinary numbers. Losses that also
+// implement Batch (every binary margin loss, the cross-entropy) evaluate a
+// whole batch in one call on the vector kernels of internal/linalg, which
+// is what the objective uses on every step.
 package losses

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/internal/linalg"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -46,11 +47,14 @@ type Objective struct {
 	// gradient pass needs no second exponential per sample.
 	share    []float64
 	shareSum float64
-	// margin is the loss's ℓ = e^{−f} for a binary loss (nil otherwise), and
-	// exp reports the exponential loss, whose log ℓ = −q and f′ = 1 need no
-	// call at all: the hot path of the speed workloads.
-	margin losses.Margin
-	exp    bool
+	// batch is the loss as a losses.Batch (nil for a loss without one: a
+	// regression loss): one call per evaluation computes every log ℓ_n,
+	// q_n and d log ℓ_n/ds into LogSample, Margins and dlog, on the vector
+	// kernels, with work as its scratch. The gradient pass then needs no
+	// call per sample: w_n ∂ℓ_n/∂s·e^{−log(𝓛+R)} = dlog·p_n·𝓛/(𝓛+R).
+	batch losses.Batch
+	dlog  []float64
+	work  []float64
 }
 
 // Eval is the objective at one θ. Its slices are owned by the Objective and
@@ -112,11 +116,12 @@ func NewObjective(m models.Model, l losses.Loss, d *dataset.Dataset) (*Objective
 		}
 	}
 	o := &Objective{Model: m, Loss: l, Data: d}
-	if b, ok := l.(losses.BinaryLoss); ok {
-		o.margin = b.M
-		_, o.exp = b.M.(losses.Exponential)
-	}
 	n, k := d.N, m.Out()
+	if b, ok := l.(losses.Batch); ok && l.Kind() != losses.Regression {
+		o.batch = b
+		o.dlog = make([]float64, n*k)
+		o.work = make([]float64, 2*n)
+	}
 	o.share = make([]float64, n)
 	o.ws = m.NewWorkspace(n)
 	o.gOut = make([]float64, n*k)
@@ -202,32 +207,32 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 	ev := &o.ev
 	d, k := o.Data, o.Model.Out()
 	ev.Scores = o.Model.Forward(o.ws, theta, d.X, d.N)
+	for i, v := range ev.Scores {
+		// ReLU maps NaN to 0, so an overflow can surface only here.
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: model output of sample %d is %v (diverged)", ErrNonFinite, i/k+1, v)
+		}
+	}
+	if o.batch != nil {
+		o.batch.LogLosses(ev.LogSample, ev.Margins, o.dlog, ev.Scores, d.Y, o.work)
+	}
 	qmin := math.Inf(1)
 	for n := 0; n < d.N; n++ {
-		sc := ev.Scores[n*k : (n+1)*k]
-		for _, v := range sc {
-			// ReLU maps NaN to 0, so an overflow can surface only here.
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: model output of sample %d is %v (diverged)", ErrNonFinite, n+1, v)
-			}
-		}
 		var ll float64
-		switch {
-		case o.exp:
-			ll = -d.Y[n] * sc[0]
-		case o.margin != nil:
-			ll = o.margin.LogLoss(d.Y[n] * sc[0])
-		default:
-			ll = o.Loss.LogLoss(sc, d.Y[n])
+		if o.batch != nil {
+			ll = ev.LogSample[n]
+		} else {
+			ll = o.Loss.LogLoss(ev.Scores[n*k:(n+1)*k], d.Y[n])
 		}
 		if math.IsNaN(ll) || math.IsInf(ll, 1) {
-			return nil, fmt.Errorf("%w: log-loss of sample %d is %v (scores %v)", ErrNonFinite, n+1, ll, sc)
+			return nil, fmt.Errorf("%w: log-loss of sample %d is %v (scores %v)", ErrNonFinite, n+1, ll, ev.Scores[n*k:(n+1)*k])
 		}
 		ev.LogSample[n] = ll
 		if ev.Margins != nil {
-			q := margin(sc, d.Y[n], o.Loss.Kind())
-			ev.Margins[n] = q
-			qmin = min(qmin, q)
+			if o.batch == nil {
+				ev.Margins[n] = margin(ev.Scores[n*k:(n+1)*k], d.Y[n], o.Loss.Kind())
+			}
+			qmin = min(qmin, ev.Margins[n])
 		}
 	}
 	o.sumLosses(ev)
@@ -261,13 +266,11 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 		switch {
 		case lw == math.Inf(-1):
 			clear(g)
-		case o.margin != nil:
-			// ∂ℓ/∂s = −y f′(q) ℓ(q) for ℓ(y·s): times w_n e^{−log(𝓛+R)}.
-			fp := 1.0
-			if !o.exp {
-				fp = o.margin.FPrime(ev.Margins[n])
+		case o.batch != nil:
+			// ∂ℓ/∂s = ℓ·d log ℓ/ds: times w_n e^{−log(𝓛+R)}.
+			for j, v := range o.dlog[n*k : (n+1)*k] {
+				g[j] = v * o.share[n] * scale
 			}
-			g[0] = -d.Y[n] * fp * o.share[n] * scale
 		default:
 			// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
 			o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
@@ -297,8 +300,10 @@ func (o *Objective) sumLosses(ev *Eval) {
 	var s float64
 	if !math.IsInf(m, -1) {
 		for n, ll := range ev.LogSample {
-			e := numerics.Exp(ll + o.appliedLogWeight(n) - m)
-			o.share[n] = e
+			o.share[n] = ll + o.appliedLogWeight(n) - m
+		}
+		linalg.Exp(o.share, o.share)
+		for _, e := range o.share {
 			s += e
 		}
 	} else {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/losses"
+	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
 )
 
@@ -111,7 +112,9 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		}
 	}
 	every := max(cfg.Every, 1)
+	// Read once: Degree copies its blocks, and a record keeps none of it.
 	deg := obj.Model.Degree()
+	marginLoss, hasMargin := losses.MarginOf(obj.Loss)
 	L := math.NaN()
 	if deg.Homogeneous {
 		L = deg.Order
@@ -126,7 +129,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	keepSum := cfg.KeepWeights && q != nil
 	estimator, _ := opt.(ErrorEstimator)
 	record := func(t int, ev *Eval) error {
-		rec := Measure(obj, theta, ev, t, logT)
+		rec := measure(deg, marginLoss, hasMargin, theta, ev, t, logT)
 		if math.IsInf(rec.Rho, 0) {
 			// Every θ_i is finite (checked after each step), but ‖θ‖ is
 			// beyond float64: no margin or norm can be reported from here.
@@ -141,12 +144,15 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			rec.Weights = append([]float64(nil), q...)
 			rec.WeightSum = qSum.Take()
 		}
+		// Appended before Observe sees it, so that the record is written
+		// once, in place (a pointer to a local would move it to the heap).
+		tr.Records = append(tr.Records, rec)
 		if cfg.Observe != nil {
-			if err := cfg.Observe(&rec, theta, ev); err != nil {
+			if err := cfg.Observe(&tr.Records[len(tr.Records)-1], theta, ev); err != nil {
+				tr.Records = tr.Records[:len(tr.Records)-1]
 				return &StepError{Step: t, Err: err}
 			}
 		}
-		tr.Records = append(tr.Records, rec)
 		return nil
 	}
 	for t := 0; ; t++ {
@@ -212,6 +218,13 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 
 // Measure computes the record of θ with evaluation ev.
 func Measure(obj *Objective, theta []float64, ev *Eval, step int, logT float64) Record {
+	m, ok := losses.MarginOf(obj.Loss)
+	return measure(obj.Model.Degree(), m, ok, theta, ev, step, logT)
+}
+
+// measure is Measure with the model's degree and the loss's margin form
+// (ok false: none) read by the caller.
+func measure(deg models.Degree, m losses.Margin, ok bool, theta []float64, ev *Eval, step int, logT float64) Record {
 	rho := floats.Norm(theta, 2)
 	r := Record{
 		Step: step, LogT: logT,
@@ -219,8 +232,6 @@ func Measure(obj *Objective, theta []float64, ev *Eval, step int, logT float64) 
 		Rho: rho, QMin: ev.QMin,
 		NormalizedMargin: math.NaN(), SmoothedMargin: math.NaN(),
 	}
-	deg := obj.Model.Degree()
-	m, ok := losses.MarginOf(obj.Loss)
 	if !ok {
 		return r
 	}

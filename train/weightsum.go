@@ -1,6 +1,6 @@
 package train
 
-import "math"
+import "github.com/implicitbias/implicitbias/internal/linalg"
 
 // WeightSum accumulates the integrated GRW weights between records,
 //
@@ -15,18 +15,22 @@ import "math"
 // in between (the slopes' extremes over the margins the steps met, which
 // theorems/limits/stepcoef.go bounds from the coefficients), which the weights
 // at the records alone cannot bound (theorems/limits/linearlimit.go). The zero value is ready; Add allocates once,
-// on its first call.
-type WeightSum struct{ sum []float64 }
+// on its first call (a sample count that changes reallocates).
+type WeightSum struct{ sum, buf []float64 }
 
 // Add adds e^{logEta}·q_n^{(t)} for every sample: the step just taken
 // with step size e^{logEta} from an objective weighted as obj is.
 func (w *WeightSum) Add(logEta float64, obj *Objective) {
 	n := obj.Data.N
 	if len(w.sum) != n {
-		w.sum = make([]float64, n)
+		w.sum, w.buf = make([]float64, n), make([]float64, n)
 	}
-	for i := range w.sum {
-		w.sum[i] += math.Exp(logEta + obj.LogWeight(i))
+	for i := range w.buf {
+		w.buf[i] = logEta + obj.LogWeight(i)
+	}
+	linalg.Exp(w.buf, w.buf) // one batched call per step
+	for i, e := range w.buf {
+		w.sum[i] += e
 	}
 }
 

@@ -153,8 +153,21 @@ func TestLossTrain(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(a), &da))
 	require.NoError(t, json.Unmarshal([]byte(b), &db))
 	assert.Equal(t, "expr:log(1+exp(-q))", da["loss"])
+	// The built-in logistic loss runs on the batched kernels (losses.Batch),
+	// whose roundings differ from the symbolic forms' by a few ulps per
+	// value (losses/batch_test.go): after 200 steps the two agree to ~1e-16
+	// relative, not bit for bit; a wrong formula differs in the leading digits.
 	for _, k := range []string{"log_loss", "norm", "q_min", "smoothed_margin", "theta"} {
-		assert.Equal(t, db[k], da[k], k)
+		av, bv := da[k], db[k]
+		if as, ok := av.([]any); ok {
+			bs := bv.([]any)
+			require.Len(t, as, len(bs), k)
+			for i := range as {
+				assert.InEpsilon(t, bs[i].(float64), as[i].(float64), 1e-12, "%s[%d]", k, i)
+			}
+			continue
+		}
+		assert.InEpsilon(t, bv.(float64), av.(float64), 1e-12, k)
 	}
 	code, _, errOut = runCLI(append(args, "--loss", "expr:exp(-q")...)
 	assert.Equal(t, exitUsage, code)

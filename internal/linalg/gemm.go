@@ -433,7 +433,8 @@ func (j *job) unit(u int, s *scratch) {
 					ks.tile(kb, a, rsa, csa, b, ldb, c, j.ldc, rows, cols, load, epilogue{}, tiles, skip)
 				}
 				end := ci + (tiles-1)*mr + rows
-				if !ks.fused {
+				if !ks.fused || padded {
+					// A padded tile went through s.c without its epilogue.
 					e.apply(j.c[i*j.ldc+j0:], j.ldc, i, j0, end-i, cols)
 				}
 				i = end

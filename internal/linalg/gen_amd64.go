@@ -29,6 +29,7 @@ func main() {
 		gemmRxN(rows, 1)
 	}
 	gemm1x56()
+	row256()
 	gemm6x8()
 	dot512()
 	dot256()
@@ -262,31 +263,81 @@ TEXT ·gemm1x56(SB), NOSPLIT, $0-64
 	p("\tRET")
 }
 
+// row256 writes the AVX2 row kernels row256x1 … row256x12: one row of C,
+// 4q columns (q registers), in chain order, B read straight from memory
+// by the fma (the product is commutative: the same bits as fma(a, b, c)).
+func row256() {
+	for q := 1; q <= 12; q++ {
+		p("")
+		p("// func row256x%d(k int, a *float64, csa int, b *float64, ldb int, c *float64, load int)", q)
+		p("TEXT ·row256x%d(SB), NOSPLIT, $0-56", q)
+		p("\tMOVQ k+0(FP), CX")
+		p("\tMOVQ a+8(FP), R8")
+		p("\tMOVQ csa+16(FP), R10")
+		p("\tSHLQ $3, R10")
+		p("\tMOVQ b+24(FP), R11")
+		p("\tMOVQ ldb+32(FP), R12")
+		p("\tSHLQ $3, R12")
+		p("\tMOVQ c+40(FP), DI")
+		for r := 0; r < q; r++ {
+			p("\tVXORPD Y%d, Y%d, Y%d", r, r, r)
+		}
+		p("\tCMPQ load+48(FP), $0")
+		p("\tJEQ r2x%d_check", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD %d(DI), Y%d", 32*r, r)
+		}
+		p("r2x%d_check:", q)
+		p("\tTESTQ CX, CX")
+		p("\tJEQ r2x%d_store", q)
+		p("r2x%d_loop:", q)
+		p("\tVBROADCASTSD (R8), Y15")
+		for r := 0; r < q; r++ {
+			p("\tVFMADD231PD %d(R11), Y15, Y%d", 32*r, r)
+		}
+		p("\tADDQ R10, R8")
+		p("\tADDQ R12, R11")
+		p("\tDECQ CX")
+		p("\tJNZ r2x%d_loop", q)
+		p("r2x%d_store:", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD Y%d, %d(DI)", r, 32*r)
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
+}
+
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
-// (the caller pads B and C for narrower edges), one tile, no epilogue.
+// (the caller pads B and C for narrower edges), tiles tiles each 6 rows
+// below the previous (rows = mr = 6 when tiles > 1). flags: 1 load C,
+// 2 ReLU epilogue, 4 mask epilogue (acc·[M[i][j] > 0], M[i][j] at
+// m + i·ldm + j), applied as the rows are stored, with the bits of
+// reluGeneric and mulPosGeneric (GT_OQ is false for NaN, as Go's z > 0).
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-88
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), R8
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-112
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
 	SHLQ $3, R10
-	MOVQ b+32(FP), R11
 	MOVQ ldb+40(FP), R12
 	SHLQ $3, R12
-	MOVQ c+48(FP), DI
 	MOVQ ldc+56(FP), SI
 	SHLQ $3, SI
 	MOVQ mr+64(FP), DX
 	LEAQ (R9)(R9*2), R13
-	LEAQ (R9)(R9*4), R14`)
+	LEAQ (R9)(R9*4), R14
+g6_tile:
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), R8
+	MOVQ b+32(FP), R11
+	MOVQ c+48(FP), DI`)
 	for i := 0; i < 12; i++ {
 		p("\tVXORPD Y%d, Y%d, Y%d", i, i, i)
 	}
-	p("\tCMPQ load+72(FP), $0")
+	p("\tTESTQ $1, flags+72(FP)")
 	p("\tJEQ g6_loop_check")
 	p("\tMOVQ DI, BX")
 	for i := 0; i < 6; i++ {
@@ -303,7 +354,7 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	}
 	p("g6_loop_check:")
 	p("\tTESTQ CX, CX")
-	p("\tJEQ g6_store")
+	p("\tJEQ g6_epilogue")
 	p("g6_loop:")
 	p("\tVMOVUPD (R11), Y12")
 	p("\tVMOVUPD 32(R11), Y13")
@@ -317,22 +368,92 @@ TEXT ·gemm6x8(SB), NOSPLIT, $0-88
 	p("\tADDQ R12, R11")
 	p("\tDECQ CX")
 	p("\tJNZ g6_loop")
-	p("g6_store:")
+	// Y12 = +0, Y13 = 1.0 (VEX only: see elementwise), BX the mask's row,
+	// AX its stride in bytes.
+	p("g6_epilogue:")
+	p("\tVXORPD Y12, Y12, Y12")
+	p("\tVPCMPEQQ Y13, Y13, Y13")
+	p("\tVPSRLQ $54, Y13, Y13")
+	p("\tVPSLLQ $52, Y13, Y13")
+	p("\tMOVQ m+88(FP), BX")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tSHLQ $3, AX")
+	p("\tTESTQ $2, flags+72(FP)")
+	p("\tJNE g6_relu")
+	p("\tTESTQ $4, flags+72(FP)")
+	p("\tJNE g6_mask")
+	g6store("g6", nil)
+	p("g6_relu:")
+	g6store("g6r", func(r int) {
+		p("\tVCMPPD $0x1e, Y12, Y%d, Y14", r)
+		p("\tVANDPD Y%d, Y14, Y%d", r, r)
+	})
+	p("g6_mask:")
+	g6store("g6m", func(r int) {
+		off := ""
+		if r%2 == 1 {
+			off = "32"
+		}
+		p("\tVMOVUPD %s(BX), Y14", off)
+		p("\tVCMPPD $0x1e, Y12, Y14, Y14")
+		p("\tVANDPD Y13, Y14, Y14")
+		p("\tVMULPD Y14, Y%d, Y%d", r, r)
+	})
+	// Next tile (tiles > 1 only with whole tiles, skip = 0): a, c and m
+	// move down 6 rows; the accumulators start again.
+	p("g6_next:")
+	p("\tDECQ tiles+104(FP)")
+	p("\tJEQ g6_ret")
+	p("\tMOVQ a+8(FP), R8")
+	p("\tADDQ R13, R8")
+	p("\tADDQ R13, R8")
+	p("\tMOVQ R8, a+8(FP)")
+	p("\tLEAQ (SI)(SI*2), BX")
+	p("\tMOVQ c+48(FP), DI")
+	p("\tADDQ BX, DI")
+	p("\tADDQ BX, DI")
+	p("\tMOVQ DI, c+48(FP)")
+	p("\tTESTQ $4, flags+72(FP)") // m is a pointer (nil without a mask)
+	p("\tJEQ g6_tile")
+	p("\tMOVQ ldm+96(FP), AX")
+	p("\tSHLQ $3, AX")
+	p("\tLEAQ (AX)(AX*2), BX")
+	p("\tMOVQ m+88(FP), AX")
+	p("\tADDQ BX, AX")
+	p("\tADDQ BX, AX")
+	p("\tMOVQ AX, m+88(FP)")
+	p("\tJMP g6_tile")
+	p("g6_ret:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// g6store writes the stores of gemm6x8's rows skip ≤ i < mr, each register
+// r of a stored row passed through epi first (nil: none); the mask's row
+// pointer BX moves with C's.
+func g6store(label string, epi func(r int)) {
 	for i := 0; i < 6; i++ {
 		if i > 0 {
 			p("\tCMPQ DX, $%d", i)
-			p("\tJLE g6_done")
+			p("\tJLE %s_done", label)
 			p("\tADDQ SI, DI")
+			if epi != nil {
+				p("\tADDQ AX, BX")
+			}
 		}
 		p("\tCMPQ skip+80(FP), $%d", i)
-		p("\tJGT g6_store_skip%d", i)
+		p("\tJGT %s_skip%d", label, i)
+		for _, r := range []int{2 * i, 2*i + 1} {
+			if epi != nil {
+				epi(r)
+			}
+		}
 		p("\tVMOVUPD Y%d, (DI)", 2*i)
 		p("\tVMOVUPD Y%d, 32(DI)", 2*i+1)
-		p("g6_store_skip%d:", i)
+		p("%s_skip%d:", label, i)
 	}
-	p("g6_done:")
-	p("\tVZEROUPPER")
-	p("\tRET")
+	p("%s_done:", label)
+	p("\tJMP g6_next")
 }
 
 // reduce8 reduces the 8 lanes s of Z<z> in the documented order
@@ -561,6 +682,9 @@ func elementwise() {
 	// false for NaN, as in Go's z > 0); ReLU alone (reluOnly512); the
 	// product by the indicator, dst = x·[m > 0] (mulPos512: a product by 1 or
 	// 0, as mulPosGeneric, so −x·0 = −0 and NaN·0 = NaN); dst += x (add512).
+	// The AVX2 kernels form 1.0 as all ones shifted right by 54 and left by
+	// 52: a legacy-SSE MOVQ into X15 made mulPos256 16 times slower than
+	// the Go loop (the SSE/AVX transition penalty on Sapphire Rapids).
 	p(`
 // func relu512(dst, dd, z *float64, n int)
 TEXT ·relu512(SB), NOSPLIT, $0-32
@@ -598,9 +722,9 @@ TEXT ·relu256(SB), NOSPLIT, $0-32
 	SHRQ $2, CX
 	JEQ r2_done
 	VXORPD Y14, Y14, Y14
-	MOVQ $0x3ff0000000000000, AX
-	MOVQ AX, X15
-	VBROADCASTSD X15, Y15
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
 r2_loop:
 	VMOVUPD (R8), Y0
 	VCMPPD $0x1e, Y14, Y0, Y1
@@ -701,6 +825,54 @@ m5_loop:
 	DECQ CX
 	JNZ m5_loop
 m5_done:
+	VZEROUPPER
+	RET
+
+// func reluOnly256(dst, z *float64, n int)
+TEXT ·reluOnly256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), R8
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ ro2_done
+	VXORPD Y14, Y14, Y14
+ro2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y0, Y1, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ ro2_loop
+ro2_done:
+	VZEROUPPER
+	RET
+
+// func mulPos256(dst, x, m *float64, n int)
+TEXT ·mulPos256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JEQ mp2_done
+	VXORPD Y14, Y14, Y14
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y15
+	VPSLLQ $52, Y15, Y15
+mp2_loop:
+	VMOVUPD (R8), Y0
+	VCMPPD $0x1e, Y14, Y0, Y1
+	VANDPD Y15, Y1, Y1
+	VMULPD (SI), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ mp2_loop
+mp2_done:
 	VZEROUPPER
 	RET
 

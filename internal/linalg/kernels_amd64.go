@@ -30,7 +30,7 @@ func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, l
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
-func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, load int, skip int)
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
 
 //go:noescape
 func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
@@ -75,6 +75,12 @@ func mulPos512(dst, x, m *float64, n int)
 //go:noescape
 func mul256(dst, x, y *float64, n int)
 
+//go:noescape
+func reluOnly256(dst, z *float64, n int)
+
+//go:noescape
+func mulPos256(dst, x, m *float64, n int)
+
 var avx512Set = &kernelSet{
 	name: "avx512", mr: 12, nr: 16, masked: true, fused: true, wholeA: true,
 	tile: tile512, row: row512, rowCols: 56,
@@ -100,8 +106,8 @@ var avx512Set = &kernelSet{
 }
 
 var avx2Set = &kernelSet{
-	name: "avx2", mr: 6, nr: 8, masked: false, wholeA: true,
-	tile: tile256,
+	name: "avx2", mr: 6, nr: 8, masked: false, fused: true, wholeA: true,
+	tile: tile256, row: row256, rowCols: 48,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
 		if rows == 0 {
@@ -109,9 +115,11 @@ var avx2Set = &kernelSet{
 		}
 		dot256(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, &laneMasks[k%8][0], b2i(load))
 	},
-	relu: func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	mul:  func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
-	vec:  4,
+	relu:     func(dst, dd, z []float64) { relu256(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly: func(dst, z []float64) { reluOnly256(ptr(dst), ptr(z), len(z)) },
+	mul:      func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
+	vec:      4,
 }
 
 // laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
@@ -176,14 +184,26 @@ func row512(k int, a []float64, csa int, b []float64, ldb int, c []float64, cols
 	gemm1x56(k, ptr(a), csa, ptrK(b, k), ldb, &c[0], masks, b2i(load))
 }
 
-func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, _ epilogue, tiles, skip int) {
+func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int) {
 	if cols != 8 {
 		panic("linalg: avx2 tile needs 8 columns")
 	}
 	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
-	for t := 0; t < tiles; t++ {
-		gemm6x8(k, ptr(a[t*6*rsa:]), rsa, csa, ptrK(b, k), ldb, &c[t*6*ldc], ldc, rows, b2i(load), skip)
+	flags := b2i(load)
+	switch e.kind {
+	case epiReLU:
+		flags |= 2
+	case epiMask:
+		if ((tiles-1)*6+rows-1)*e.ldm+cols > len(e.m) {
+			panic("linalg: tile reads past its mask")
+		}
+		flags |= 4
 	}
+	var m *float64
+	if e.kind == epiMask {
+		m = &e.m[0]
+	}
+	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, flags, skip, m, e.ldm, tiles)
 }
 
 // checkTile panics unless the kernel's reads of A (allRows rows per tile)

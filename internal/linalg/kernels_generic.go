@@ -47,6 +47,10 @@ type kernelSet struct {
 	// slices (else max4Generic and unpool4Generic).
 	max4    func(y, arg, p0, p1, p2, p3 []float64)
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
+	// vm names the assembly of Exp and Log (vmath.go), called directly
+	// (not through a func value, so that callers' stack buffers stay on
+	// the stack); 0: none.
+	vm vmKind
 }
 
 // genericSet is the portable pure-Go implementation; it also defines the
@@ -108,16 +112,19 @@ const (
 // column j0 of the product.
 func (e epilogue) apply(c []float64, ldc, i0, j0, rows, cols int) {
 	switch e.kind {
+	// ReLU and MulPos run on the vector kernels of the set in use: their
+	// bits are the generic ones on every set (bit operations, products by
+	// 1 or 0).
 	case epiReLU:
 		for r := 0; r < rows; r++ {
 			row := c[r*ldc : r*ldc+cols]
-			reluGeneric(row, nil, row)
+			ReLU(row, nil, row)
 		}
 	case epiMask:
 		for r := 0; r < rows; r++ {
 			row := c[r*ldc : r*ldc+cols]
 			o := (i0+r)*e.ldm + j0
-			mulPosGeneric(row, row, e.m[o:o+cols])
+			MulPos(row, row, e.m[o:o+cols])
 		}
 	}
 }

@@ -59,7 +59,7 @@ func laneRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) flo
 }
 
 // kernelShapes covers every tile edge of every set (mr 4, 6, 12; nr 8, 16,
-// 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc),
+// 48, 56, 64), the dot shapes with every tail k mod 8, l-blocks (k > kc),
 // products large enough to run on several goroutines, and MulABt computed
 // as Cᵀ = B·Aᵀ.
 func kernelShapes(r *rand.Rand) [][3]int {
@@ -75,6 +75,9 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// AVX-512's last tile on the 8- and 4-row kernels (m mod 12 in 4…8,
 		// after a first tile) and on the 12-row one (10).
 		{20, 33, 7}, {28, 17, 9}, {22, 9, 130}, {29, 24, 3},
+		// AVX2's row kernels (rowCols 48, 4 columns a register, the
+		// last cols mod 4 in Go).
+		{1, 48, 5}, {1, 47, 6}, {1, 4, 3}, {1, 3, 2}, {1, 96, 130},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
