@@ -22,14 +22,19 @@ import (
 	"github.com/implicitbias/implicitbias/train"
 )
 
-const experimentUsage = `implicitbias experiment ll-table1|ll-fig1 [--data DIR] [--n-train N] [--n-test N] [--width-scale S] [--model SPEC]
-                        [--seed S] [--max-epochs N] [--stop-log10-loss X] [--eval-every K] [--lr-constant η]
-                        [--json] [--report DIR] [--checkpoint FILE] [--checkpoint-every K]
+const experimentUsage = `implicitbias experiment ll-table1|ll-fig1 [--preset small] [--data DIR] [--n-train N] [--n-test N] [--image S]
+                        [--width-scale S] [--model SPEC] [--batch B] [--seed S] [--max-epochs N] [--stop-log10-loss X]
+                        [--eval-every K] [--lr-constant η] [--json] [--report DIR] [--checkpoint FILE] [--checkpoint-every K]
 
 Lyu and Li's experiment on real images (LL App. J, Table 1, Fig. 1) on Fashion-MNIST: LL's CNN
 without bias (cnn2d:28x28x1:relu:32c5-max2,64c3-max2:1024:10+bias@1, its widths times
 --width-scale), He-normal θ₀, mini-batch SGD (batch 100) on the cross-entropy in log domain, on a
 seeded balanced subset of all 10 classes. See docs/cnn.md, "Reproducing LL's Table 1".
+
+  --preset small   the Table 1 two cores finish (every threshold to 1e-800 in minutes of CPU; docs/cnn.md,
+                   "A Table 1 two cores finish"): --image 14 --n-train 50 --n-test 1000 --batch 5
+                   --width-scale 0.125 --max-epochs 1000000 --eval-every 1000; flags given beside it win,
+                   and the flags it sets are printed on stderr
 
   ll-table1   the loss-based schedule (LL App. K.1); prints LL's Table 1 rows — the first epochs with
               training loss below 1e-10, 1e-15, 1e-20, 1e-120, and the final epoch — with the epoch,
@@ -44,11 +49,14 @@ the loss-based schedule stalls (no α lowers the loss in float64).
 Flags:
   --data DIR             Fashion-MNIST's gzipped IDX files (default /usr/share/datasets/fashion-mnist,
                          from apt-get install dataset-fashion-mnist)
-  --n-train N            training images, a multiple of 10 ≥ 1000 (default 1000)
-  --n-test N             held-out test images, a multiple of 10 ≥ 1000 (default 1000)
+  --n-train N            training images, a multiple of 10 ≥ 10 (default 1000)
+  --n-test N             held-out test images, a multiple of 10 ≥ 10 (default 1000)
+  --image S              the images averaged over (28/S)×(28/S) blocks to S×S pixels, S a divisor of 28
+                         (default 28)
   --width-scale S        channel and dense widths as a fraction of LL's (default 0.25; S > 0)
-  --model SPEC           another multi-homogeneous model on 28×28×1 images with 10 outputs (overrides
+  --model SPEC           another multi-homogeneous model on S×S×1 images with 10 outputs (overrides
                          --width-scale)
+  --batch B              samples per SGD step (default 100, LL's; 0: the whole training set)
   --seed S               seeds the subsets, θ₀ and the shuffles (default 1)
   --max-epochs N         at most N epochs (default 10000, LL's)
   --stop-log10-loss X    stop at the first epoch with log₁₀ loss ≤ X (default -800)
@@ -59,7 +67,8 @@ Flags:
                          margin against epochs), DIR/results.json and DIR/figures/
   --checkpoint FILE      store the runs in FILE every --checkpoint-every epochs (default: --eval-every),
                          on SIGINT/SIGTERM and at the end; if FILE exists, resume from it (same flags
-                         required): the resumed run gives the same bits as one never stopped
+                         required): the resumed run gives the same bits as one never stopped; ll-fig1
+                         continues an ll-table1 checkpoint of the same flags with the constant run
   --checkpoint-every K   epochs between checkpoints
 
 A progress line is shown on stderr when it is a terminal.
@@ -75,6 +84,8 @@ type experimentFlags struct {
 	name                       string
 	data, model, report, check string
 	nTrain, nTest              int
+	image, batch               int
+	preset                     string
 	widthScale, stop, lrConst  float64
 	seed                       uint64
 	maxEpochs, evalEvery       int
@@ -82,11 +93,11 @@ type experimentFlags struct {
 	json                       bool
 }
 
-// llSpec is LL's CNN without bias (App. J) with its widths times scale,
-// each at least 1.
-func llSpec(scale float64) string {
+// llSpec is LL's CNN without bias (App. J) on side×side images with its
+// widths times scale, each at least 1.
+func llSpec(side int, scale float64) string {
 	w := func(n int) int { return max(1, int(math.Round(float64(n)*scale))) }
-	return fmt.Sprintf("cnn2d:28x28x1:relu:%dc5-max2,%dc3-max2:%d:10+bias@1", w(32), w(64), w(1024))
+	return fmt.Sprintf("cnn2d:%dx%dx1:relu:%dc5-max2,%dc3-max2:%d:10+bias@1", side, side, w(32), w(64), w(1024))
 }
 
 func parseExperimentFlags(args []string, stderr io.Writer) (experimentFlags, error) {
@@ -104,6 +115,9 @@ func parseExperimentFlags(args []string, stderr io.Writer) (experimentFlags, err
 	fs.StringVar(&f.model, "model", "", "")
 	fs.StringVar(&f.report, "report", "", "")
 	fs.StringVar(&f.check, "checkpoint", "", "")
+	fs.StringVar(&f.preset, "preset", "", "")
+	fs.IntVar(&f.image, "image", 28, "")
+	fs.IntVar(&f.batch, "batch", 100, "")
 	fs.IntVar(&f.nTrain, "n-train", 1000, "")
 	fs.IntVar(&f.nTest, "n-test", 1000, "")
 	fs.Float64Var(&f.widthScale, "width-scale", 0.25, "")
@@ -117,17 +131,24 @@ func parseExperimentFlags(args []string, stderr io.Writer) (experimentFlags, err
 	if !parseFlags(fs, args[1:], stderr) {
 		return f, errFlagsReported
 	}
-	if err := nonEmpty(fs, "data", "model", "report", "checkpoint"); err != nil {
+	if err := nonEmpty(fs, "data", "model", "report", "checkpoint", "preset"); err != nil {
+		return f, err
+	}
+	if err := applyPreset(fs, &f, stderr); err != nil {
 		return f, err
 	}
 	if f.checkEvery == 0 {
 		f.checkEvery = f.evalEvery
 	}
 	switch {
-	case f.nTrain < 1000 || f.nTrain%10 != 0:
-		return f, fmt.Errorf("--n-train %d: want a multiple of 10 ≥ 1000 (LL's experiment needs all 10 classes, balanced)", f.nTrain)
-	case f.nTest < 1000 || f.nTest%10 != 0:
-		return f, fmt.Errorf("--n-test %d: want a multiple of 10 ≥ 1000", f.nTest)
+	case f.nTrain < 10 || f.nTrain%10 != 0:
+		return f, fmt.Errorf("--n-train %d: want a multiple of 10 ≥ 10 (LL's experiment needs all 10 classes, balanced)", f.nTrain)
+	case f.nTest < 10 || f.nTest%10 != 0:
+		return f, fmt.Errorf("--n-test %d: want a multiple of 10 ≥ 10", f.nTest)
+	case f.image < 1 || 28%f.image != 0:
+		return f, fmt.Errorf("--image %d: want a divisor of 28 (the images are averaged over 28/S × 28/S blocks)", f.image)
+	case f.batch < 0:
+		return f, fmt.Errorf("--batch %d: want ≥ 1, or 0 for the whole training set", f.batch)
 	case !(f.widthScale > 0) || math.IsInf(f.widthScale, 0):
 		return f, fmt.Errorf("--width-scale %v: want a finite number > 0", f.widthScale)
 	case math.IsNaN(f.stop) || f.stop >= 0:
@@ -142,7 +163,7 @@ func parseExperimentFlags(args []string, stderr io.Writer) (experimentFlags, err
 		return f, fmt.Errorf("--checkpoint-every %d: want ≥ 1", f.checkEvery)
 	}
 	if f.model == "" {
-		f.model = llSpec(f.widthScale)
+		f.model = llSpec(f.image, f.widthScale)
 	}
 	return f, nil
 }
@@ -167,7 +188,7 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 	if err != nil {
 		return fail(stderr, "experiment", err)
 	}
-	if err := checkExperimentModel(f.model); err != nil {
+	if err := checkExperimentModel(f.model, f.image); err != nil {
 		return fail(stderr, "experiment", err)
 	}
 	// Outputs first: an unwritable one is found before the run, not after.
@@ -195,7 +216,14 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 	}
 	key := experimentKey(f, trainSet, testSet)
 	if resume != nil && resume.Key != key {
-		return fail(stderr, "experiment", fmt.Errorf("checkpoint %s was made by another run (%s); give that run's flags, or remove the file", f.check, resume.Key))
+		// ll-fig1 continues an ll-table1 checkpoint of the same flags: its
+		// loss-based run is that run, and the constant run follows it.
+		t := f
+		t.name = "ll-table1"
+		if f.name != "ll-fig1" || resume.Key != experimentKey(t, trainSet, testSet) {
+			return fail(stderr, "experiment", fmt.Errorf("checkpoint %s was made by another run (%s); give that run's flags, or remove the file", f.check, resume.Key))
+		}
+		resume.Key = key
 	}
 	x := &experimentRun{flags: f, key: key, train: trainSet, test: testSet, stderr: stderr, progress: newEpochProgress(stderr, f.name)}
 	if resume != nil {
@@ -243,9 +271,10 @@ func runExperimentContext(ctx context.Context, args []string, stdout, stderr io.
 }
 
 // checkExperimentModel checks, before the data are read, that spec takes
-// Fashion-MNIST's 28×28 images, has 10 outputs and a normalized margin.
-func checkExperimentModel(spec string) error {
-	m, err := models.Parse(spec, 28*28)
+// Fashion-MNIST's images at side×side pixels, has 10 outputs and a
+// normalized margin.
+func checkExperimentModel(spec string, side int) error {
+	m, err := models.Parse(spec, side*side)
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
@@ -284,6 +313,11 @@ func loadFashion(f experimentFlags) (trainSet, testSet *dataset.Dataset, err err
 		if *s.dst, err = dataset.Balanced(d, classes, s.n/10, f.seed); err != nil {
 			return nil, nil, fmt.Errorf("Fashion-MNIST %s: %w", s.split, err)
 		}
+		if f.image != 28 {
+			if *s.dst, err = experiment.Downsample(*s.dst, 28, 28/f.image); err != nil {
+				return nil, nil, fmt.Errorf("Fashion-MNIST %s: %w", s.split, err)
+			}
+		}
 	}
 	return trainSet, testSet, nil
 }
@@ -304,6 +338,6 @@ func experimentKey(f experimentFlags, trainSet, testSet *dataset.Dataset) string
 			h.Write(b[:])
 		}
 	}
-	return fmt.Sprintf("%s model %s, %d/%d images, seed %d, max %d epochs, stop %g, eval every %d, constant η %g, data %016x",
-		f.name, f.model, f.nTrain, f.nTest, f.seed, f.maxEpochs, f.stop, f.evalEvery, f.lrConst, h.Sum64())
+	return fmt.Sprintf("%s model %s, %d/%d images of %d×%d, batch %d, seed %d, max %d epochs, stop %g, eval every %d, constant η %g, data %016x",
+		f.name, f.model, f.nTrain, f.nTest, f.image, f.image, f.batch, f.seed, f.maxEpochs, f.stop, f.evalEvery, f.lrConst, h.Sum64())
 }

@@ -26,7 +26,7 @@ type experimentRun struct {
 // loss-based run's epochs (LL Fig. 1 compares them over the same epochs).
 func (x *experimentRun) config(schedule string) experiment.Config {
 	c := experiment.Config{
-		Spec: x.flags.model, Schedule: schedule, Batch: 100, Seed: x.flags.seed, EvalEvery: x.flags.evalEvery,
+		Spec: x.flags.model, Schedule: schedule, Batch: x.batch(), Seed: x.flags.seed, EvalEvery: x.flags.evalEvery,
 		MaxEpochs: x.flags.maxEpochs, StopLog10Loss: x.flags.stop,
 	}
 	if schedule == experiment.Constant {
@@ -34,6 +34,14 @@ func (x *experimentRun) config(schedule string) experiment.Config {
 		c.MaxEpochs = x.runs[0].Epochs()
 	}
 	return c
+}
+
+// batch is --batch, 0 meaning the whole training set (gradient descent).
+func (x *experimentRun) batch() int {
+	if x.flags.batch == 0 {
+		return x.train.N
+	}
+	return x.flags.batch
 }
 
 func (x *experimentRun) schedules() []string {

@@ -90,7 +90,14 @@ func TestExperimentBadInput(t *testing.T) {
 		{[]string{"ll-table2"}, "want ll-table1 or ll-fig1"},
 		{[]string{"ll-table1", "--n-train", "999"}, "--n-train 999"},
 		{[]string{"ll-table1", "--n-train", "1005"}, "--n-train 1005"},
-		{[]string{"ll-table1", "--n-test", "100"}, "--n-test 100"},
+		{[]string{"ll-table1", "--n-test", "5"}, "--n-test 5"},
+		{[]string{"ll-table1", "--n-train", "0"}, "--n-train 0"},
+		{[]string{"ll-table1", "--image", "5"}, "--image 5"},
+		{[]string{"ll-table1", "--image", "0"}, "--image 0"},
+		{[]string{"ll-table1", "--batch", "-1"}, "--batch -1"},
+		{[]string{"ll-table1", "--preset", "huge"}, `--preset "huge": want one of small`},
+		{[]string{"ll-table1", "--preset", ""}, "--preset needs a value"},
+		{append([]string{"ll-table1"}, append(base, "--image", "14")...), "--model"},
 		{[]string{"ll-table1", "--width-scale", "0"}, "--width-scale 0"},
 		{[]string{"ll-table1", "--width-scale", "NaN"}, "--width-scale NaN"},
 		{[]string{"ll-table1", "--stop-log10-loss", "1"}, "--stop-log10-loss 1"},
@@ -199,4 +206,52 @@ func TestExperimentResumeAfterInterrupt(t *testing.T) {
 	code, _, errOut = runExperimentCLI(context.Background(), nil, append(withCk, "--seed", "2")...)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "made by another run")
+}
+
+// TestExperimentPreset: --preset small prints the flags it sets, a flag
+// given beside it wins (and is not printed), and the small images reach the
+// model (a 28×28 model on --image 14 is refused before any training).
+func TestExperimentPreset(t *testing.T) {
+	data := fakeFashion(t)
+	code, out, errOut := runExperimentCLI(context.Background(), nil, "ll-table1", "--preset", "small", "--data", data,
+		"--max-epochs", "2", "--n-test", "100", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "--preset small sets --image 14 --n-train 50 --batch 5 --width-scale 0.125 --eval-every 1000")
+	assert.NotContains(t, errOut, "--max-epochs 1000000")
+	assert.NotContains(t, errOut, "--n-test 1000")
+	var res experimentResults
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	assert.Equal(t, "cnn2d:14x14x1:relu:4c5-max2,8c3-max2:128:10+bias@1", res.Model)
+	assert.Equal(t, 50, res.NTrain)
+	assert.Equal(t, 100, res.NTest)
+	require.Len(t, res.Runs, 1)
+	assert.Equal(t, 2, res.Runs[0].Epochs)
+}
+
+// TestExperimentFig1ContinuesTable1: ll-fig1 given an ll-table1
+// checkpoint of the same flags continues it with the constant run and
+// prints what ll-fig1 run from scratch prints, byte for byte; with other
+// flags the checkpoint is refused. Fault caught: a constant run started from
+// another θ₀, or the loss-based run trained again with other bits.
+func TestExperimentFig1ContinuesTable1(t *testing.T) {
+	data := fakeFashion(t)
+	args := []string{"--data", data, "--model", experimentTinyModel, "--max-epochs", "3", "--eval-every", "1", "--json"}
+	code, straight, errOut := runExperimentCLI(context.Background(), nil, append([]string{"ll-fig1"}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+
+	ck := filepath.Join(t.TempDir(), "ck")
+	withCk := append(append([]string(nil), args...), "--checkpoint", ck)
+	code, _, errOut = runExperimentCLI(context.Background(), nil, append([]string{"ll-table1"}, withCk...)...)
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = runExperimentCLI(context.Background(), nil, append([]string{"ll-fig1", "--seed", "2"}, withCk...)...)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "made by another run")
+	code, fig1, errOut := runExperimentCLI(context.Background(), func(s string, _ int) {
+		if s != "constant" {
+			t.Errorf("trained the %s run again", s)
+		}
+	}, append([]string{"ll-fig1"}, withCk...)...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "resuming")
+	assert.Equal(t, straight, fig1)
 }
