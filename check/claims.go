@@ -192,8 +192,12 @@ func (r *recorded) caseName(i int) string {
 // perRecord checks a pointwise claim at every record.
 func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
-		for i := range r.t.Theta {
-			s.Add(check(r, i), r.caseName(i))
+		idx := make([]int, len(r.t.Theta))
+		for i := range idx {
+			idx[i] = i
+		}
+		for k, v := range r.forRecords(idx, check) {
+			s.Add(v, r.caseName(idx[k]))
 		}
 	}
 }
@@ -202,10 +206,14 @@ func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, 
 // with 𝓛 < ℓ(b_f); a run that never separates gives one undecided case.
 func separatedRecords(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
+		var idx []int
 		for i, rec := range r.tr.Records {
 			if rec.Separated {
-				s.Add(check(r, i), r.caseName(i))
+				idx = append(idx, i)
 			}
+		}
+		for k, v := range r.forRecords(idx, check) {
+			s.Add(v, r.caseName(idx[k]))
 		}
 		if s.Cases == 0 {
 			s.Add(*r.unseparated(), r.opts.Name)

@@ -3,7 +3,9 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/implicitbias/implicitbias/dataset"
@@ -26,6 +28,13 @@ type Options struct {
 	// Rows for them as Report.Rows (what the CLI prints); measuring the KKT
 	// quantities at every record costs about as much as the claims.
 	Figures, Rows bool
+	// Only, when not empty, lists the claims to run (catalog IDs); the
+	// others are not run and not reported.
+	Only []string
+	// Progress, when not nil, gets a progress line rewritten in place
+	// (carriage returns): the claim being checked and its records done.
+	// The CLI gives it standard error when that is a terminal.
+	Progress io.Writer
 }
 
 // Data returns the dataset a trajectory file carries, with labels for the
@@ -157,6 +166,10 @@ type recorded struct {
 	// unless biasFreeL is set), for LL-B3m.
 	biasFreeBlocks []float64
 	measured       []Row // rows, once measured
+	// fixedWeights are the sample weights set on obj for the whole run
+	// (nil: none, or weights that vary), for the workers' objectives.
+	fixedWeights []float64
+	progress     *progress
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -164,7 +177,7 @@ type recorded struct {
 // reduction, since ∇(𝓛/n) = ∇𝓛/n). T = Σ η accumulates lr[i]·(step[i+1] −
 // step[i]): the step size recorded at a record holds until the next one.
 func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, error) {
-	r := &recorded{t: t, obj: obj, opts: opts}
+	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}}
 	if t.Weights != nil {
 		for _, w := range t.Weights[1:] {
 			for j := range w {
@@ -177,6 +190,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 			if err := obj.SetWeights(t.Weights[0]); err != nil {
 				return nil, err
 			}
+			r.fixedWeights = t.Weights[0]
 		}
 	}
 	scale := 1.0
@@ -303,7 +317,7 @@ func (r *recorded) descentPremise() theorems.Verdict {
 func (r *recorded) results() []theorems.Result {
 	var out []theorems.Result
 	for _, c := range claims {
-		if !c.applies(r) {
+		if !c.applies(r) || !r.selected(c.id) {
 			continue
 		}
 		info, ok := theorems.Lookup(c.id)
@@ -311,9 +325,11 @@ func (r *recorded) results() []theorems.Result {
 			continue
 		}
 		res := theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}}
+		r.progress.start(c.id, 0)
 		c.run(r, &res.Claims)
 		out = append(out, res)
 	}
+	r.progress.end()
 	if r.opts.Figures && len(out) > 0 {
 		figs := r.curves()
 		for i := range out {
@@ -321,4 +337,9 @@ func (r *recorded) results() []theorems.Result {
 		}
 	}
 	return out
+}
+
+// selected reports whether Options.Only asks for the claim (all when empty).
+func (r *recorded) selected(id string) bool {
+	return len(r.opts.Only) == 0 || slices.Contains(r.opts.Only, id)
 }

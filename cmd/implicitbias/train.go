@@ -187,7 +187,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	observe := observeTrain(ctx, obj, degree, red, trace, &last)
 	var tr *train.Trajectory
 	if *exportPath != "" {
-		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, observe)
+		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, red, observe)
 	} else {
 		tr, err = train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting, Observe: observe})
 	}
