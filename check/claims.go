@@ -143,10 +143,10 @@ func linearRegression(r *recorded) bool {
 	return r.obj.Loss.Kind() == losses.Regression && isLinear(r)
 }
 
-// linearWeighted: a GRW run (weights recorded) of the linear model with a
-// binary margin loss (ZD §5).
+// linearWeighted: a GRW run of the linear model with a binary margin loss
+// (ZD §5), weights recorded or not (ERM).
 func linearWeighted(r *recorded) bool {
-	return binaryLoss(r) && isLinear(r) && r.t.Weights != nil && !r.t.Flow()
+	return binaryLoss(r) && isLinear(r) && !r.t.Flow() // ERM is GRW with uniform weights
 }
 
 func isLinear(r *recorded) bool {

@@ -12,14 +12,20 @@ import (
 )
 
 // forRecords checks the records idx with check, on GOMAXPROCS workers,
-// and returns the verdicts in idx's order. The records are independent and
-// each verdict is computed from its record alone, so the verdicts are the
-// same bits whatever the number of workers; only the objective, which keeps
-// its workspace and cache between calls, is not shared: each worker gets its
+// and returns the verdicts in idx's order (eachRecord).
+func (r *recorded) forRecords(idx []int, check func(r *recorded, i int) theorems.Verdict) []theorems.Verdict {
+	return eachRecord(r, idx, check)
+}
+
+// eachRecord computes f at the records idx on GOMAXPROCS workers and
+// returns the results in idx's order. The records are independent and each
+// result is computed from its record alone, so the results are the same
+// bits whatever the number of workers; only the objective, which keeps its
+// workspace and cache between calls, is not shared: each worker gets its
 // own (worker). Workers that cannot be built (not reached: each objective
 // is built as r's was) leave the records to r alone.
-func (r *recorded) forRecords(idx []int, check func(r *recorded, i int) theorems.Verdict) []theorems.Verdict {
-	out := make([]theorems.Verdict, len(idx))
+func eachRecord[T any](r *recorded, idx []int, f func(r *recorded, i int) T) []T {
+	out := make([]T, len(idx))
 	r.progress.records(len(idx))
 	var ws []*recorded
 	for range min(runtime.GOMAXPROCS(0), len(idx)) {
@@ -32,7 +38,7 @@ func (r *recorded) forRecords(idx []int, check func(r *recorded, i int) theorems
 	}
 	if len(ws) <= 1 {
 		for k, i := range idx {
-			out[k] = check(r, i)
+			out[k] = f(r, i)
 			r.progress.add(1)
 		}
 		return out
@@ -48,7 +54,7 @@ func (r *recorded) forRecords(idx []int, check func(r *recorded, i int) theorems
 				if k >= len(idx) {
 					return
 				}
-				out[k] = check(w, idx[k])
+				out[k] = f(w, idx[k])
 				r.progress.add(1)
 			}
 		}()

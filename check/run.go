@@ -169,6 +169,9 @@ type recorded struct {
 	// fixedWeights are the sample weights set on obj for the whole run
 	// (nil: none, or weights that vary), for the workers' objectives.
 	fixedWeights []float64
+	// weightScale is w_min, the smallest positive declared weight:
+	// fixedWeights = weights/w_min (rescaledWeights).
+	weightScale float64
 	progress     *progress
 }
 
@@ -187,15 +190,20 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 			}
 		}
 		if !r.weightsVary {
-			if err := obj.SetWeights(t.Weights[0]); err != nil {
+			r.fixedWeights, r.weightScale = rescaledWeights(t.Weights[0])
+			if err := obj.SetWeights(r.fixedWeights); err != nil {
 				return nil, err
 			}
-			r.fixedWeights = t.Weights[0]
 		}
 	}
 	scale := 1.0
 	if t.Reduction == "mean" {
 		scale = 1 / float64(obj.Data.N)
+	}
+	if r.fixedWeights != nil {
+		// GD on Σ w_n ℓ_n with step η is GD on Σ (w_n/w_min) ℓ_n with
+		// step η·w_min (rescaledWeights).
+		scale *= r.weightScale
 	}
 	deg := obj.Model.Degree()
 	L := math.NaN()
@@ -236,7 +244,12 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 		rec := train.Measure(obj, theta, ev, t.Steps[i], logT)
 		rec.Theta = append([]float64(nil), theta...)
 		rec.LogEta = logEta
-		if t.Weights != nil {
+		if r.fixedWeights != nil {
+			rec.Weights = append([]float64(nil), r.fixedWeights...)
+			// Weighted (A4): 𝓛' < ℓ(b_f) with every weight ≥ 1 puts every
+			// q_n above b_f; q_min > 0 is said explicitly all the same.
+			rec.Separated = rec.Separated && rec.QMin > 0
+		} else if t.Weights != nil {
 			rec.Weights = append([]float64(nil), t.Weights[i]...)
 		}
 		if t.WeightSum != nil && i > 0 {
@@ -266,6 +279,9 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	if t.Weights != nil {
 		r.tr.Weights = t.Weights[len(t.Weights)-1]
 		r.tr.Weighting = "recorded"
+		if !r.weightsVary {
+			r.tr.Weighting = "static" // fixed weights (ZD-T7 decides its limit)
+		}
 	}
 	r.gd = r.descentPremise()
 	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
@@ -310,6 +326,14 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	if v.Status == theorems.Violated {
 		v.Detail += r.premiseHint(&gd)
 	}
+	if v.Status == theorems.Inconclusive {
+		// No consecutive records after separation: replay the gaps.
+		if g := r.replayGaps(); g.Status != theorems.Inconclusive {
+			return g
+		} else {
+			v.Detail += "; " + g.Detail
+		}
+	}
 	return v
 }
 
@@ -342,4 +366,31 @@ func (r *recorded) results() []theorems.Result {
 // selected reports whether Options.Only asks for the claim (all when empty).
 func (r *recorded) selected(id string) bool {
 	return len(r.opts.Only) == 0 || slices.Contains(r.opts.Only, id)
+}
+
+// rescaledWeights returns the declared fixed weights w divided by the
+// smallest positive one, and that w_min. LL's lemmas for a weighted loss
+// 𝓛 = Σ_n w_n ℓ(q_n) are the unweighted proofs with every sample counted
+// w_n times, and they use e^{−f(q_n)} ≤ 𝓛 for every n (LL Lemma A.5 (a),
+// B.4, hence 5.1 and Thm 4.1), which holds when every w_n ≥ 1: so the run is
+// read on 𝓛' = 𝓛/w_min, whose weights are ≥ 1 — the same gradient-descent
+// path, with the step η·w_min — and the constant that changes is N, which
+// becomes Σ_n w_n/w_min (Lemma A.5's log N; t₀ is 𝓛' < ℓ(b_f)). Constant
+// weights become weights 1: the unweighted run, exactly. A weight of 0
+// stays 0 (the sample is not in 𝓛).
+func rescaledWeights(w []float64) ([]float64, float64) {
+	wmin := math.Inf(1)
+	for _, v := range w {
+		if v > 0 {
+			wmin = math.Min(wmin, v)
+		}
+	}
+	if math.IsInf(wmin, 1) {
+		return append([]float64(nil), w...), 1
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		out[i] = v / wmin
+	}
+	return out, wmin
 }
