@@ -172,7 +172,7 @@ type recorded struct {
 	// weightScale is w_min, the smallest positive declared weight:
 	// fixedWeights = weights/w_min (rescaledWeights).
 	weightScale float64
-	progress     *progress
+	progress    *progress
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -328,11 +328,11 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	}
 	if v.Status == theorems.Inconclusive {
 		// No consecutive records after separation: replay the gaps.
-		if g := r.replayGaps(); g.Status != theorems.Inconclusive {
+		g := r.replayGaps()
+		if g.Status != theorems.Inconclusive {
 			return g
-		} else {
-			v.Detail += "; " + g.Detail
 		}
+		v.Detail += "; " + g.Detail
 	}
 	return v
 }
