@@ -57,6 +57,11 @@ func Data(t *Trajectory, loss losses.Loss) (*dataset.Dataset, error) {
 				d.Y[i] = 2*y - 1
 			}
 		}
+		for i, y := range d.Y {
+			if y != 1 && y != -1 {
+				return nil, fmt.Errorf("y: sample %d has label %v; a binary loss (BCEWithLogitsLoss) reads y ∈ {0, 1} or {−1, +1}; for class indices 0…K−1 use CrossEntropyLoss, a net with K outputs and --loss ce", i+1, y)
+			}
+		}
 	}
 	if err := d.Validate(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package check
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/theorems"
@@ -29,17 +30,18 @@ func TestScenarioRuns(t *testing.T) {
 		file    string
 		premise theorems.Status
 		want    map[string]theorems.Status
+		hint    string // in the premise's detail: the mistake named
 	}{
-		{"weighted_raw.npz", H, weighted},
-		{"weighted_mean1.npz", H, weighted},
-		{"weighted_sum1.npz", H, weighted},
-		{"weighted_const.npz", H, map[string]theorems.Status{theorems.LL_A5: H, theorems.LL_C7: H, theorems.LL_C8: H, theorems.LL_A9: H, theorems.ZD_T7: H}},
-		{"erm_linear.npz", H, map[string]theorems.Status{theorems.LL_A5: H, theorems.LL_A9: H, theorems.ZD_T7: H, theorems.LL_lin: H}},
-		{"nozerograd.npz", V, mistake},
-		{"meanassum.npz", V, mistake},
-		{"minibatch.npz", V, mistake},
-		{"float32late.npz", V, mistake},
-		{"sparse500.npz", H, map[string]theorems.Status{theorems.LL_B3: H, theorems.LL_4_1: H}},
+		{"weighted_raw.npz", H, weighted, ""},
+		{"weighted_mean1.npz", H, weighted, ""},
+		{"weighted_sum1.npz", H, weighted, ""},
+		{"weighted_const.npz", H, map[string]theorems.Status{theorems.LL_A5: H, theorems.LL_C7: H, theorems.LL_C8: H, theorems.LL_A9: H, theorems.ZD_T7: H}, ""},
+		{"erm_linear.npz", H, map[string]theorems.Status{theorems.LL_A5: H, theorems.LL_A9: H, theorems.ZD_T7: H, theorems.LL_lin: H}, ""},
+		{"nozerograd.npz", V, mistake, "missing optimizer.zero_grad()"},
+		{"meanassum.npz", V, mistake, "c ≈ 0.01: another step size or reduction"},
+		{"minibatch.npz", V, mistake, "mini-batches"},
+		{"float32late.npz", V, mistake, "trained in float32"},
+		{"sparse500.npz", H, map[string]theorems.Status{theorems.LL_B3: H, theorems.LL_4_1: H}, "gaps"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -58,6 +60,9 @@ func TestScenarioRuns(t *testing.T) {
 			}
 			if rep.Premise.Status != c.premise {
 				t.Errorf("premise %s, want %s", rep.Premise, c.premise)
+			}
+			if !strings.Contains(rep.Premise.Detail, c.hint) {
+				t.Errorf("premise %s: does not say %q", rep.Premise, c.hint)
 			}
 			got := statuses(rep)
 			for id, s := range c.want {
