@@ -87,21 +87,21 @@ var claims = []claim{
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.KKTConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return theorems.KKTConvergence(r.obj, tr, 0) }))
 	})},
 	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return theorems.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaConvergence(r.obj, tr, 0) }))
 	})},
 	// LL Cor C.10 on the windows of consecutive records, as the property
 	// tests run it on the engine's GD (properties, LL-C10): no slack for
 	// GD's deviation from the flow (docs/check.md gives the ratios measured
 	// on correct runs). A step that is not −η∇𝓛 fails the premise.
 	{theorems.LL_C10, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaWindowBound(r.obj, tr, 0, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return theorems.BetaWindowBound(r.obj, tr, 0, 0) }))
 	})},
 	{theorems.LL_lin, linearBinary, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.SVMDirection(r.obj.Data, tr) })
@@ -110,7 +110,7 @@ var claims = []claim{
 	// and decides by the angle to the gradient-feature SVM halving from its
 	// peak or freezing away from 0, on the windows after t0.
 	{theorems.LL_4_5, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return theorems.NTKAlignment(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return theorems.NTKAlignment(r.obj, tr, 0) }))
 	})},
 	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
 	// model. The regression checks take the records as they are: the
