@@ -235,6 +235,8 @@ func (r *recorded) unseparated() *theorems.Verdict {
 	last := r.tr.Records[len(r.tr.Records)-1].LogLoss
 	if i, j, ok := r.obj.Data.Contradiction(); ok {
 		v = theorems.Assumption("(A4) the data are not separable: samples %d and %d have the same features and opposite labels (log 𝓛 = %.4g at the last record)", i+1, j+1, last)
+	} else if q := r.tr.Records[len(r.tr.Records)-1].QMin; q > 0 {
+		v = theorems.Undecided("the run classifies every sample at its last record (q_min = %.4g > 0, step %d) but has not reached LL's t₀, 𝓛 < ℓ(b_f) (log 𝓛 = %.4g): train longer, until the summed loss is below ℓ(b_f)", q, r.t.Steps[len(r.t.Steps)-1], last)
 	} else {
 		v = theorems.Assumption("(A4) the run never separates: 𝓛 ≥ ℓ(b_f) at every record (log 𝓛 = %.4g at the last, step %d); the theorems start at the first separated time t₀", last, r.t.Steps[len(r.t.Steps)-1])
 	}

@@ -337,7 +337,7 @@ func (r *recorded) descentPremise() theorems.Verdict {
 		if g.Status != theorems.Inconclusive {
 			return g
 		}
-		v.Detail += "; " + g.Detail
+		v.Detail = r.pairsBeforeSeparation(v.Detail) + "; " + g.Detail
 	}
 	return v
 }
@@ -398,4 +398,23 @@ func rescaledWeights(w []float64) ([]float64, float64) {
 		out[i] = v / wmin
 	}
 	return out, wmin
+}
+
+// pairsBeforeSeparation says, when the run has consecutive records but none
+// after separation (the premise is checked after t₀), where they are and
+// what to record; detail otherwise.
+func (r *recorded) pairsBeforeSeparation(detail string) string {
+	pairs, t0 := 0, -1
+	for i, rec := range r.tr.Records {
+		if rec.Separated && t0 < 0 {
+			t0 = rec.Step
+		}
+		if i > 0 && rec.Step == r.tr.Records[i-1].Step+1 && !(rec.Separated && r.tr.Records[i-1].Separated) {
+			pairs++
+		}
+	}
+	if pairs == 0 || t0 < 0 {
+		return detail
+	}
+	return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (the first separated record is step %d) and the premise is checked after it: record a pair (t, t+1) after step %d", pairs, t0, t0)
 }
