@@ -27,32 +27,40 @@ type Row struct {
 	StepResidual float64
 }
 
-// rows measures every record (once).
+// rows measures every record (once), on GOMAXPROCS workers (eachRecord:
+// the KKT measurement of each separated record is the cost).
 func (r *recorded) rows() []Row {
 	if r.measured != nil {
 		return r.measured
 	}
-	out := make([]Row, len(r.tr.Records))
-	for i, rec := range r.tr.Records {
-		row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
-			OneMinusBeta: math.NaN(), Eps: math.NaN(), Delta: math.NaN(), StepResidual: math.NaN()}
-		if rec.Separated {
-			row.Gamma, row.GammaBar = rec.SmoothedMargin, rec.NormalizedMargin
-		}
-		r.weightsAt(i)
-		if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
-			if k, err := theorems.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
-				row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
-			}
-		}
-		if i+1 < len(r.tr.Records) && r.tr.Records[i+1].Step == rec.Step+1 && !r.t.Flow() {
-			row.StepResidual = r.stepResidual(&rec, &r.tr.Records[i+1])
-		}
-		out[i] = row
+	idx := make([]int, len(r.tr.Records))
+	for i := range idx {
+		idx[i] = i
 	}
+	r.progress.start("measured rows", 0)
+	r.measured = eachRecord(r, idx, func(w *recorded, i int) Row { return w.row(i) })
 	r.weightsAt(len(r.tr.Records) - 1)
-	r.measured = out
-	return out
+	return r.measured
+}
+
+// row measures record i.
+func (r *recorded) row(i int) Row {
+	rec := r.tr.Records[i]
+	row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
+		OneMinusBeta: math.NaN(), Eps: math.NaN(), Delta: math.NaN(), StepResidual: math.NaN()}
+	if rec.Separated {
+		row.Gamma, row.GammaBar = rec.SmoothedMargin, rec.NormalizedMargin
+	}
+	r.weightsAt(i)
+	if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
+		if k, err := theorems.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
+			row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
+		}
+	}
+	if i+1 < len(r.tr.Records) && r.tr.Records[i+1].Step == rec.Step+1 && !r.t.Flow() {
+		row.StepResidual = r.stepResidual(&rec, &r.tr.Records[i+1])
+	}
+	return row
 }
 
 // stepResidual returns ‖Δθ + η∇𝓛‖/‖η∇𝓛‖ for the step from a to b.

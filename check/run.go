@@ -247,7 +247,7 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 			return nil, fmt.Errorf("record %d (step %d): %w", i, t.Steps[i], err)
 		}
 		rec := train.Measure(obj, theta, ev, t.Steps[i], logT)
-		rec.Theta = append([]float64(nil), theta...)
+		rec.Theta = theta // read only: no second copy of every θ
 		rec.LogEta = logEta
 		if r.fixedWeights != nil {
 			rec.Weights = append([]float64(nil), r.fixedWeights...)
@@ -344,6 +344,7 @@ func (r *recorded) descentPremise() theorems.Verdict {
 
 // results runs the claims (claims.go).
 func (r *recorded) results() []theorems.Result {
+	var run []claim
 	var out []theorems.Result
 	for _, c := range claims {
 		if !c.applies(r) || !r.selected(c.id) {
@@ -353,10 +354,32 @@ func (r *recorded) results() []theorems.Result {
 		if !ok {
 			continue
 		}
-		res := theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}}
-		r.progress.start(c.id, 0)
-		c.run(r, &res.Claims)
-		out = append(out, res)
+		run = append(run, c)
+		out = append(out, theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}})
+	}
+	// The claims are independent: on GOMAXPROCS workers when the run is
+	// small enough that a worker's objective and KKT matrices (N·P each)
+	// may be held several times; one after the other otherwise (a CNN).
+	idx := make([]int, len(run))
+	for k := range idx {
+		idx[k] = k
+	}
+	each := func(w *recorded, k int) theorems.Summary {
+		s := theorems.Summary{ID: run[k].id}
+		w.progress.start(run[k].id, 0)
+		run[k].run(w, &s)
+		return s
+	}
+	var sums []theorems.Summary
+	if r.obj.Data.N*r.obj.Model.NumParams() <= concurrentClaimsSize {
+		sums = eachRecord(r, idx, each)
+	} else {
+		for _, k := range idx {
+			sums = append(sums, each(r, k))
+		}
+	}
+	for k := range out {
+		out[k].Claims = sums[k]
 	}
 	r.progress.end()
 	if r.opts.Figures && len(out) > 0 {
@@ -418,3 +441,8 @@ func (r *recorded) pairsBeforeSeparation(detail string) string {
 	}
 	return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (the first separated record is step %d) and the premise is checked after it: record a pair (t, t+1) after step %d", pairs, t0, t0)
 }
+
+// concurrentClaimsSize is the largest N·P (samples × parameters) for which
+// the claims run concurrently: 2²⁴ float64s is 128 MB per copy of the P×N
+// gradient matrix the KKT claims hold.
+const concurrentClaimsSize = 1 << 24

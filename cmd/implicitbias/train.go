@@ -38,9 +38,9 @@ degree (L, null if the model is not homogeneous), normalized_margin
                  lossbased: LL App. K.1's schedule η = α/𝓛̄ (α(0) = --lr), in log domain;
                  flow: gradient flow by adaptive Dormand–Prince 5(4) (tolerance --tol);
                  momentum (heavy ball, β = 0.9); adam (Kingma & Ba defaults)
-  --lr η         step size > 0, or α(0) for lossbased (default 0.1; for gd
-                 the default is min(0.1, 1/λ) on the sum's scale, λ the largest
-                 Hessian eigenvalue at θ₀, so that the default run is stable)
+  --lr η         step size > 0, or α(0) for lossbased (default 0.1; for gd,
+                 halved up to 10 times while a probe run of the first 1000
+                 steps diverges, so that the default run trains)
   --tol ε        flow's local error tolerance (default 1e-9)
   --steps N      steps ≥ 0 (default 1000)
   --seed S       seed of θ₀ (default 1)
@@ -174,9 +174,9 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *optName == "gd" && !flagGiven(fs, "lr") {
-		// The default step: 0.1 on the sum's scale where that is stable,
-		// else 1/λ_max at θ₀ (trainstep.go).
-		if eta, ok := stableStep(obj, theta); ok && eta < *lr {
+		// The default step: 0.1 on the sum's scale where it trains, else
+		// the largest halving of it that does not diverge (trainstep.go).
+		if eta := defaultStep(obj, *optName, theta, *lr, *steps); eta != *lr {
 			*lr = eta
 			if opt, err = train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol}); err != nil {
 				return fail(stderr, "train", err)
