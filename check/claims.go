@@ -75,6 +75,9 @@ var claims = []claim{
 		})
 	})},
 	{theorems.LL_4_3, binaryLoss, whole(func(r *recorded) theorems.Verdict {
+		if r.t.Scalars != nil && !r.t.Flow() {
+			return r.ratesFromScalars()
+		}
 		if !r.t.Flow() && !r.everyStep() {
 			return theorems.Undecided("LL-4.3 checks (S5) at every step of gradient descent and fits the last e-fold of log T on ≥ 20 records: this run recorded %d of its %d steps (record every step to decide)", len(r.t.Steps), r.t.Steps[len(r.t.Steps)-1]-r.t.Steps[0]+1)
 		}

@@ -509,12 +509,15 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 	for _, name := range order {
 		a := arrays[name]
 		key, ok := strings.CutPrefix(name, "theta/")
+		if strings.HasPrefix(name, "scalars/") {
+			continue // readScalars
+		}
 		if !ok {
 			switch name {
 			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error)", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error, scalars/{step,log_loss,norm,lr,q_min})", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")
@@ -534,6 +537,11 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 	if len(t.Params) == 0 {
 		return nil, errors.New("missing parameter arrays: want theta/<state_dict key> (T, *shape) for every tensor")
 	}
+	sc, err := readScalars(arrays)
+	if err != nil {
+		return nil, err
+	}
+	t.Scalars = sc
 	P := t.NumParams()
 	t.Theta = make([][]float64, T)
 	for i := range t.Theta {
@@ -577,4 +585,51 @@ func bufferOf(key string) string {
 		}
 	}
 	return ""
+}
+
+// readScalars reads the scalars/… arrays (Scalars), nil when there are none.
+func readScalars(arrays map[string]*array) (*Scalars, error) {
+	var names []string
+	for name := range arrays {
+		if strings.HasPrefix(name, "scalars/") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sc := &Scalars{}
+	for _, name := range names {
+		a := arrays[name]
+		if len(a.shape) != 1 || a.f == nil {
+			return nil, fmt.Errorf("%s has dtype %s and shape %s, want (S,) numbers, one per step", name, a.dtype, a.shapeString())
+		}
+		switch name {
+		case "scalars/step":
+			for _, v := range a.f {
+				sc.Steps = append(sc.Steps, int(v))
+			}
+			continue
+		case "scalars/log_loss", "scalars/norm", "scalars/lr", "scalars/q_min":
+		default:
+			return nil, fmt.Errorf("unknown array %q (known scalars: scalars/step, scalars/log_loss, scalars/norm, scalars/lr, scalars/q_min)", name)
+		}
+		if !a.exact {
+			return nil, fmt.Errorf("%s has dtype %s, want float64", name, a.dtype)
+		}
+		switch name {
+		case "scalars/log_loss":
+			sc.LogLoss = a.f
+		case "scalars/norm":
+			sc.Norm = a.f
+		case "scalars/lr":
+			sc.LR = a.f
+		case "scalars/q_min":
+			sc.QMin = a.f
+		}
+	}
+	if sc.Steps == nil || sc.LogLoss == nil || sc.Norm == nil || sc.LR == nil {
+		return nil, errors.New("scalars: want scalars/step, scalars/log_loss, scalars/norm and scalars/lr together (scalars/q_min optional)")
+	}
+	return sc, nil
 }

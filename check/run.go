@@ -145,6 +145,13 @@ func Check(t *Trajectory, model models.Model, data *dataset.Dataset, opts Option
 	if err != nil {
 		return nil, err
 	}
+	if t.Scalars != nil {
+		// Scalars that are not the run's (another reduction, loss or run)
+		// are bad input, found before any claim reads them.
+		if _, err := r.scalarRecords(); err != nil {
+			return nil, err
+		}
+	}
 	rep := &Report{Results: r.results(), Premise: r.gd, OutputsDiff: diff}
 	if opts.Rows {
 		rep.Rows = r.rows()
