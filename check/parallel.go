@@ -28,7 +28,14 @@ func eachRecord[T any](r *recorded, idx []int, f func(r *recorded, i int) T) []T
 	out := make([]T, len(idx))
 	r.progress.records(len(idx))
 	var ws []*recorded
-	for range min(runtime.GOMAXPROCS(0), len(idx)) {
+	workers := min(runtime.GOMAXPROCS(0), len(idx))
+	if r.obj.Data.N*r.obj.Model.NumParams() > concurrentClaimsSize {
+		// A worker's objective holds a full-batch workspace (a CNN on
+		// 1 000 images: hundreds of MB): one at a time within the memory
+		// a large run may take.
+		workers = 1
+	}
+	for range workers {
 		w, err := r.worker()
 		if err != nil {
 			ws = nil
