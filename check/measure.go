@@ -117,6 +117,16 @@ func (r *recorded) premiseHint(tr *train.Trajectory) string {
 		eta := math.Exp(b.LogEta)
 		step := make([]float64, len(res)) // Δθ
 		floats.SubTo(step, b.Theta, a.Theta)
+		const u = 0x1p-53
+		if e <= theorems.StepIdentityUlps*u*(rho+floats.Norm(b.Theta, 2)+(4+math.Abs(b.LogEta)+2*math.Abs(a.LogObjective))*g) {
+			// A gradient step to rounding (c = 1): it says what changed
+			// elsewhere (an lr schedule), not how.
+			factors = append(factors, 1)
+			factorSteps = append(factorSteps, a.Step)
+			lengths = append(lengths, floats.Norm(step, 2)/g)
+			lengthSteps = append(lengthSteps, a.Step)
+			continue
+		}
 		// −η∇𝓛 = Δθ − e, of norm g; e ∥ ∇𝓛 when |⟨e, Δθ − e⟩| = ‖e‖g.
 		down := make([]float64, len(res))
 		floats.SubTo(down, step, res)
