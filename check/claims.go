@@ -79,6 +79,9 @@ var claims = []claim{
 		})
 	})},
 	{theorems.LL_4_3, binaryLoss, whole(func(r *recorded) theorems.Verdict {
+		if r.t.Scalars != nil && !r.t.Flow() {
+			return r.ratesFromScalars()
+		}
 		if !r.t.Flow() && !r.everyStep() {
 			return theorems.Undecided("LL-4.3 checks (S5) at every step of gradient descent and fits the last e-fold of log T on ≥ 20 records: this run recorded %d of its %d steps (record every step to decide)", len(r.t.Steps), r.t.Steps[len(r.t.Steps)-1]-r.t.Steps[0]+1)
 		}
@@ -91,21 +94,21 @@ var claims = []claim{
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.KKTConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.KKTConvergence(r.obj, tr, 0) }))
 	})},
 	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return kkt.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaConvergence(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaConvergence(r.obj, tr, 0) }))
 	})},
 	// LL Cor C.10 on the windows of consecutive records, as the property
 	// tests run it on the engine's GD (properties, LL-C10): no slack for
 	// GD's deviation from the flow (docs/check.md gives the ratios measured
 	// on correct runs). A step that is not −η∇𝓛 fails the premise.
 	{theorems.LL_C10, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaWindowBound(r.obj, tr, 0, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaWindowBound(r.obj, tr, 0, 0) }))
 	})},
 	{theorems.LL_lin, linearBinary, whole(func(r *recorded) theorems.Verdict {
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return grwclass.SVMDirection(r.obj.Data, tr) })
@@ -114,7 +117,7 @@ var claims = []claim{
 	// and decides by the angle to the gradient-feature SVM halving from its
 	// peak or freezing away from 0, on the windows after t0.
 	{theorems.LL_4_5, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return kkt.NTKAlignment(r.obj, tr, 0) })
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.NTKAlignment(r.obj, tr, 0) }))
 	})},
 	// ZD §4.1 (regression) and §5 (classification): GRW runs of the linear
 	// model. The regression checks take the records as they are: the
@@ -145,10 +148,10 @@ func linearRegression(r *recorded) bool {
 	return r.obj.Loss.Kind() == losses.Regression && isLinear(r)
 }
 
-// linearWeighted: a GRW run (weights recorded) of the linear model with a
-// binary margin loss (ZD §5).
+// linearWeighted: a GRW run of the linear model with a binary margin loss
+// (ZD §5), weights recorded or not (ERM).
 func linearWeighted(r *recorded) bool {
-	return binaryLoss(r) && isLinear(r) && r.t.Weights != nil && !r.t.Flow()
+	return binaryLoss(r) && isLinear(r) && !r.t.Flow() // ERM is GRW with uniform weights
 }
 
 func isLinear(r *recorded) bool {
@@ -194,8 +197,12 @@ func (r *recorded) caseName(i int) string {
 // perRecord checks a pointwise claim at every record.
 func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
-		for i := range r.t.Theta {
-			s.Add(check(r, i), r.caseName(i))
+		idx := make([]int, len(r.t.Theta))
+		for i := range idx {
+			idx[i] = i
+		}
+		for k, v := range r.forRecords(idx, check) {
+			s.Add(v, r.caseName(idx[k]))
 		}
 	}
 }
@@ -204,10 +211,14 @@ func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, 
 // with 𝓛 < ℓ(b_f); a run that never separates gives one undecided case.
 func separatedRecords(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
+		var idx []int
 		for i, rec := range r.tr.Records {
 			if rec.Separated {
-				s.Add(check(r, i), r.caseName(i))
+				idx = append(idx, i)
 			}
+		}
+		for k, v := range r.forRecords(idx, check) {
+			s.Add(v, r.caseName(idx[k]))
 		}
 		if s.Cases == 0 {
 			s.Add(*r.unseparated(), r.opts.Name)
@@ -229,6 +240,8 @@ func (r *recorded) unseparated() *theorems.Verdict {
 	last := r.tr.Records[len(r.tr.Records)-1].LogLoss
 	if i, j, ok := r.obj.Data.Contradiction(); ok {
 		v = theorems.Assumption("(A4) the data are not separable: samples %d and %d have the same features and opposite labels (log 𝓛 = %.4g at the last record)", i+1, j+1, last)
+	} else if q := r.tr.Records[len(r.tr.Records)-1].QMin; q > 0 {
+		v = theorems.Undecided("the run classifies every sample at its last record (q_min = %.4g > 0, step %d) but has not reached LL's t₀, 𝓛 < ℓ(b_f) (log 𝓛 = %.4g): train longer, until the summed loss is below ℓ(b_f)", q, r.t.Steps[len(r.t.Steps)-1], last)
 	} else {
 		v = theorems.Assumption("(A4) the run never separates: 𝓛 ≥ ℓ(b_f) at every record (log 𝓛 = %.4g at the last, step %d); the theorems start at the first separated time t₀", last, r.t.Steps[len(r.t.Steps)-1])
 	}

@@ -24,6 +24,8 @@
 //	modules       (k,) str          str(m) of each module (optional)
 //	outputs       (n,) or (n, K)    net(X) at the last record (optional)
 //	local_error   (T,) float64      an integrator's local error (flows)
+//	scalars/…     (S,)              log_loss, norm, lr (q_min) at every
+//	                                step beside sparse snapshots (scalars.go)
 //
 // # The flat θ and the mapping
 //
@@ -108,7 +110,19 @@
 // hundredths of its rounding bound (the steps are the same sums in another
 // order); Adam, momentum, weight decay (the residual is −ηλθ, and the report
 // gives λ), mini-batches or a different loss or reduction miss it by 10¹⁰ or
-// more. Records should therefore come in pairs of consecutive steps.
+// more. Records should therefore come in pairs of consecutive steps; a run
+// recorded sparsely has each gap replayed by the engine instead
+// (gapreplay.go: the premise to a rounding bound times the gap's measured
+// amplification).
+//
+// # Weighted runs and cost
+//
+// Fixed weights w are read on 𝓛/w_min (every weight ≥ 1, where LL's
+// lemmas hold with N → Σw; run.go, rescaledWeights). Every computation is
+// linear in records × samples × parameters except the KKT solves, O(P·N²)
+// per window, and no P×P matrix is formed (numerics.NNLS applies Qᵀ from
+// its reflectors); independent records and claims run on GOMAXPROCS
+// workers with the same bits (parallel.go).
 //
 // # The claims
 //

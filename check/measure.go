@@ -29,32 +29,40 @@ type Row struct {
 	StepResidual float64
 }
 
-// rows measures every record (once).
+// rows measures every record (once), on GOMAXPROCS workers (eachRecord:
+// the KKT measurement of each separated record is the cost).
 func (r *recorded) rows() []Row {
 	if r.measured != nil {
 		return r.measured
 	}
-	out := make([]Row, len(r.tr.Records))
-	for i, rec := range r.tr.Records {
-		row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
-			OneMinusBeta: math.NaN(), Eps: math.NaN(), Delta: math.NaN(), StepResidual: math.NaN()}
-		if rec.Separated {
-			row.Gamma, row.GammaBar = rec.SmoothedMargin, rec.NormalizedMargin
-		}
-		r.weightsAt(i)
-		if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
-			if k, err := kkt.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
-				row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
-			}
-		}
-		if i+1 < len(r.tr.Records) && r.tr.Records[i+1].Step == rec.Step+1 && !r.t.Flow() {
-			row.StepResidual = r.stepResidual(&rec, &r.tr.Records[i+1])
-		}
-		out[i] = row
+	idx := make([]int, len(r.tr.Records))
+	for i := range idx {
+		idx[i] = i
 	}
+	r.progress.start("measured rows", 0)
+	r.measured = eachRecord(r, idx, func(w *recorded, i int) Row { return w.row(i) })
 	r.weightsAt(len(r.tr.Records) - 1)
-	r.measured = out
-	return out
+	return r.measured
+}
+
+// row measures record i.
+func (r *recorded) row(i int) Row {
+	rec := r.tr.Records[i]
+	row := Row{Step: rec.Step, LogLoss: rec.LogLoss, Rho: rec.Rho, Gamma: math.NaN(), GammaBar: math.NaN(),
+		OneMinusBeta: math.NaN(), Eps: math.NaN(), Delta: math.NaN(), StepResidual: math.NaN()}
+	if rec.Separated {
+		row.Gamma, row.GammaBar = rec.SmoothedMargin, rec.NormalizedMargin
+	}
+	r.weightsAt(i)
+	if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
+		if k, err := kkt.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
+			row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
+		}
+	}
+	if i+1 < len(r.tr.Records) && r.tr.Records[i+1].Step == rec.Step+1 && !r.t.Flow() {
+		row.StepResidual = r.stepResidual(&rec, &r.tr.Records[i+1])
+	}
+	return row
 }
 
 // stepResidual returns ‖Δθ + η∇𝓛‖/‖η∇𝓛‖ for the step from a to b.
@@ -89,8 +97,10 @@ func (r *recorded) residual(a, b *train.Record) (res []float64, g float64, theta
 //   - otherwise a tangential part: Adam's per-coordinate scaling, momentum,
 //     mini-batches.
 func (r *recorded) premiseHint(tr *train.Trajectory) string {
-	var lambdas, factors []float64
-	alongTheta, alongGrad, pairs := true, true, 0
+	var lambdas, factors, lengths []float64
+	var blockFactors [][]float64
+	var factorSteps, lengthSteps []int
+	alongTheta, alongGrad, pairs, perBlock := true, true, 0, true
 	within := math.Cos(math.Pi / 180)
 	for i := 0; i+1 < len(tr.Records); i++ {
 		a, b := &tr.Records[i], &tr.Records[i+1]
@@ -109,6 +119,16 @@ func (r *recorded) premiseHint(tr *train.Trajectory) string {
 		eta := math.Exp(b.LogEta)
 		step := make([]float64, len(res)) // Δθ
 		floats.SubTo(step, b.Theta, a.Theta)
+		const u = 0x1p-53
+		if e <= kkt.StepIdentityUlps*u*(rho+floats.Norm(b.Theta, 2)+(4+math.Abs(b.LogEta)+2*math.Abs(a.LogObjective))*g) {
+			// A gradient step to rounding (c = 1): it says what changed
+			// elsewhere (an lr schedule), not how.
+			factors = append(factors, 1)
+			factorSteps = append(factorSteps, a.Step)
+			lengths = append(lengths, floats.Norm(step, 2)/g)
+			lengthSteps = append(lengthSteps, a.Step)
+			continue
+		}
 		// −η∇𝓛 = Δθ − e, of norm g; e ∥ ∇𝓛 when |⟨e, Δθ − e⟩| = ‖e‖g.
 		down := make([]float64, len(res))
 		floats.SubTo(down, step, res)
@@ -116,6 +136,14 @@ func (r *recorded) premiseHint(tr *train.Trajectory) string {
 			alongGrad = false
 		} else {
 			factors = append(factors, floats.Dot(step, down)/(g*g))
+			factorSteps = append(factorSteps, a.Step)
+		}
+		lengths = append(lengths, floats.Norm(step, 2)/g)
+		lengthSteps = append(lengthSteps, a.Step)
+		if cs, ok := r.blockFactors(step, down, within); ok {
+			blockFactors = append(blockFactors, cs)
+		} else {
+			perBlock = false
 		}
 		if -floats.Dot(res, theta)/(e*rho) < within {
 			alongTheta = false
@@ -126,12 +154,100 @@ func (r *recorded) premiseHint(tr *train.Trajectory) string {
 	switch {
 	case pairs == 0:
 		return ""
+	case r.float32Theta():
+		return " (every θ in the file is a float32 value: the run trained in float32 and was converted to float64 when saved, and float32's rounding is 10⁹ times float64's; train in float64 from the first step: torch.set_default_dtype(torch.float64) or model.double() with float64 data)"
+	case alongGrad && spread(factors) > 1.01:
+		lo, hi := extremes(factors)
+		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c changing along the run, from %.4g (step %d) to %.4g (step %d): a learning-rate schedule such as StepLR with lr recorded as constant; record optimizer.param_groups[0][\"lr\"] at every record)", factors[lo], factorSteps[lo], factors[hi], factorSteps[hi])
 	case alongGrad:
-		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = n)", numerics.Median(factors))
+		return fmt.Sprintf(" (the steps are −cη∇𝓛 with c ≈ %.4g: another step size or reduction than the recorded one; a mean declared for a summed loss gives c = 1/n, a sum declared as mean c = n)", numerics.Median(factors))
 	case alongTheta:
 		return fmt.Sprintf(" (the residual is −ηλθ: weight decay, λ ≈ %.3g on the summed loss)", numerics.Median(lambdas))
+	case perBlock && len(blockFactors) > 0:
+		return fmt.Sprintf(" (each tensor's step is −c_kη∇_k𝓛 with its own c_k ≈ %.4g: per-layer learning rates (parameter groups); one lr for every parameter is gradient descent)", blockFactors[len(blockFactors)-1])
+	case growing(lengths):
+		lo, hi := extremes(lengths)
+		return fmt.Sprintf(" (the steps are %.3g (step %d) to %.3g (step %d) times ‖η∇𝓛‖ and grow along the run: gradients accumulating across steps — a missing optimizer.zero_grad() — or momentum)", lengths[lo], lengthSteps[lo], lengths[hi], lengthSteps[hi])
 	}
-	return " (the residual has a part orthogonal to θ: a preconditioner such as Adam's, momentum, or mini-batches)"
+	return " (the residual has a part orthogonal to θ and to ∇𝓛: Adam's per-coordinate scaling, momentum, or mini-batches)"
+}
+
+// float32Theta reports a file whose θ entries are all float32 values (a
+// float32 run converted to float64 when saved).
+func (r *recorded) float32Theta() bool {
+	for _, th := range r.t.Theta {
+		for _, v := range th {
+			if float64(float32(v)) != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// blockFactors returns, when the step restricted to every tensor of the
+// file is parallel to that tensor's part of −η∇𝓛 (within the cosine
+// within), the factors c_k of each; false otherwise.
+func (r *recorded) blockFactors(step, down []float64, within float64) ([]float64, bool) {
+	var cs []float64
+	off := 0
+	for _, p := range r.t.Params {
+		n := p.Size()
+		s, d := step[off:off+n], down[off:off+n]
+		off += n
+		ns, nd := floats.Norm(s, 2), floats.Norm(d, 2)
+		if ns == 0 || nd == 0 {
+			continue
+		}
+		if floats.Dot(s, d)/(ns*nd) < within {
+			return nil, false
+		}
+		cs = append(cs, floats.Dot(s, d)/(nd*nd))
+	}
+	return cs, off == len(step) && len(cs) > 1
+}
+
+// spread returns max/min of positive xs (1 for fewer than two).
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 1
+	}
+	lo, hi := extremes(xs)
+	return xs[hi] / xs[lo]
+}
+
+// extremes returns the indices of the smallest and largest of xs.
+func extremes(xs []float64) (lo, hi int) {
+	for i, x := range xs {
+		if x < xs[lo] {
+			lo = i
+		}
+		if x > xs[hi] {
+			hi = i
+		}
+	}
+	return lo, hi
+}
+
+// growing reports step lengths (‖Δθ‖/‖η∇𝓛‖, in record order) that grow
+// by orders of magnitude along the run: the largest ≥ 100 times the first
+// and at least two thirds of the successive pairs longer than the one
+// before. Accumulated gradients (a missing zero_grad) sum every past
+// gradient while the current one shrinks (the missing-zero_grad scenario:
+// 1, 2, 6, 13, 92, 6·10⁴, …); a mini-batch's steps stay within a few times
+// ‖η∇𝓛‖ and come and go (0.8–3.3 on the mini-batch scenario).
+func growing(xs []float64) bool {
+	if len(xs) < 2 {
+		return false
+	}
+	up := 0
+	for i := 1; i < len(xs); i++ {
+		if xs[i] > xs[i-1] {
+			up++
+		}
+	}
+	_, hi := extremes(xs)
+	return xs[hi] >= 100*xs[0] && 3*up >= 2*(len(xs)-1)
 }
 
 // curves draws the measured rows as the figures of the entries they

@@ -493,6 +493,13 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 			t.WeightSum = append(t.WeightSum, w.f[i*w.shape[1]:(i+1)*w.shape[1]])
 		}
 	}
+	// A run in float32 is refused for its precision first, whichever of its
+	// arrays is met first (outputs is read before the tensors).
+	for _, name := range order {
+		if msg := lowPrecision(name, arrays[name]); msg != "" {
+			return nil, errors.New(msg)
+		}
+	}
 	if o, ok := arrays["outputs"]; ok {
 		if !o.exact || (len(o.shape) != 1 && len(o.shape) != 2) || (t.X != nil && o.shape[0] != t.N) {
 			return nil, fmt.Errorf("outputs has dtype %s and shape %s, want float64 (n,) or (n, K): net(X) at the last record", o.dtype, o.shapeString())
@@ -502,17 +509,23 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 	for _, name := range order {
 		a := arrays[name]
 		key, ok := strings.CutPrefix(name, "theta/")
+		if strings.HasPrefix(name, "scalars/") {
+			continue // readScalars
+		}
 		if !ok {
 			switch name {
 			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error)", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error, scalars/{step,log_loss,norm,lr,q_min})", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")
 		}
 		if !a.exact {
+			if msg := bufferOf(key); msg != "" {
+				return nil, fmt.Errorf("%s has dtype %s: %s", name, a.dtype, msg)
+			}
 			return nil, fmt.Errorf("%s has dtype %s, want float64 ('<f8'): train and save in float64 (model.double())", name, a.dtype)
 		}
 		if len(a.shape) < 2 || a.shape[0] != T {
@@ -524,6 +537,11 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 	if len(t.Params) == 0 {
 		return nil, errors.New("missing parameter arrays: want theta/<state_dict key> (T, *shape) for every tensor")
 	}
+	sc, err := readScalars(arrays)
+	if err != nil {
+		return nil, err
+	}
+	t.Scalars = sc
 	P := t.NumParams()
 	t.Theta = make([][]float64, T)
 	for i := range t.Theta {
@@ -540,4 +558,78 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// lowPrecision returns the refusal of a float32 (or float16) array of the
+// run's numbers: the run was trained in that precision, and converting
+// when saving keeps its rounding in every step; "" otherwise.
+func lowPrecision(name string, a *array) string {
+	switch name {
+	case "step", "reduction", "modules", "input_shape", "y":
+		return ""
+	}
+	switch strings.TrimLeft(a.dtype, "<>|=") {
+	case "f4", "f2":
+		return fmt.Sprintf("%s has dtype %s: the run was trained in float32 (or float16), and check compares every step to float64 rounding, 10⁹ times finer; train in float64 from the first step — torch.set_default_dtype(torch.float64), or model.double() and float64 data before the optimizer is built — and save float64 (converting when saving keeps float32's rounding in every step)", name, a.dtype)
+	}
+	return ""
+}
+
+// bufferOf names the module a state_dict buffer belongs to when it is a
+// normalization layer's (an int64 num_batches_tracked is the first array a
+// BatchNorm net fails on): "" for other keys.
+func bufferOf(key string) string {
+	for _, b := range []string{"num_batches_tracked", "running_mean", "running_var"} {
+		if mod, ok := strings.CutSuffix(key, "."+b); ok {
+			return fmt.Sprintf("%s is a buffer of a normalization layer (module %s, BatchNorm): check maps networks of Linear, Conv and activation modules (LL's theorems are about homogeneous networks; a BatchNorm net is not one), so remove module %s", b, mod, mod)
+		}
+	}
+	return ""
+}
+
+// readScalars reads the scalars/… arrays (Scalars), nil when there are none.
+func readScalars(arrays map[string]*array) (*Scalars, error) {
+	var names []string
+	for name := range arrays {
+		if strings.HasPrefix(name, "scalars/") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sc := &Scalars{}
+	for _, name := range names {
+		a := arrays[name]
+		if len(a.shape) != 1 || a.f == nil {
+			return nil, fmt.Errorf("%s has dtype %s and shape %s, want (S,) numbers, one per step", name, a.dtype, a.shapeString())
+		}
+		switch name {
+		case "scalars/step":
+			for _, v := range a.f {
+				sc.Steps = append(sc.Steps, int(v))
+			}
+			continue
+		case "scalars/log_loss", "scalars/norm", "scalars/lr", "scalars/q_min":
+		default:
+			return nil, fmt.Errorf("unknown array %q (known scalars: scalars/step, scalars/log_loss, scalars/norm, scalars/lr, scalars/q_min)", name)
+		}
+		if !a.exact {
+			return nil, fmt.Errorf("%s has dtype %s, want float64", name, a.dtype)
+		}
+		switch name {
+		case "scalars/log_loss":
+			sc.LogLoss = a.f
+		case "scalars/norm":
+			sc.Norm = a.f
+		case "scalars/lr":
+			sc.LR = a.f
+		case "scalars/q_min":
+			sc.QMin = a.f
+		}
+	}
+	if sc.Steps == nil || sc.LogLoss == nil || sc.Norm == nil || sc.LR == nil {
+		return nil, errors.New("scalars: want scalars/step, scalars/log_loss, scalars/norm and scalars/lr together (scalars/q_min optional)")
+	}
+	return sc, nil
 }

@@ -208,6 +208,8 @@ func TestReadNPZMalformed(t *testing.T) {
 		{"modules not strings", with(set(6, npyArray{name: "modules", descr: "<f8", shape: []int{1}, data: f64(1)})), "modules has dtype <f8"},
 		{"duplicate", with(add(npyArray{name: "lr", descr: "<f8", shape: []int{3}, data: f64(0.1, 0.1, 0.1)})), `array "lr" appears twice`},
 		{"not npy member", append([]byte{}, buildZipRaw(t, "notes.txt", []byte("hello"))...), `"notes.txt" is not an .npy array`},
+		{"float32 outputs", with(add(npyArray{name: "outputs", descr: "<f4", shape: []int{2, 1}, data: f32(1, 2)})), "outputs has dtype <f4: the run was trained in float32"},
+		{"BatchNorm counter", with(add(npyArray{name: "theta/1.num_batches_tracked", descr: "<i8", shape: []int{3}, data: i64(0, 1, 2)})), "num_batches_tracked is a buffer of a normalization layer (module 1, BatchNorm)"},
 		{"outputs NaN", with(add(npyArray{name: "outputs", descr: "<f8", shape: []int{2, 1}, data: f64(1, math.NaN())})), "outputs: entry 1 is NaN"},
 	}
 	for _, c := range cases {

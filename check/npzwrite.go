@@ -76,6 +76,27 @@ func WriteNPZ(w io.Writer, t *Trajectory) error {
 	if err := putStrings(put, "reduction", []string{t.Reduction}, nil); err != nil {
 		return err
 	}
+	if sc := t.Scalars; sc != nil {
+		S := len(sc.Steps)
+		st := make([]byte, 0, 8*S)
+		for _, s := range sc.Steps {
+			st = binary.LittleEndian.AppendUint64(st, uint64(int64(s)))
+		}
+		if err := put("scalars/step", "<i8", []int{S}, st); err != nil {
+			return err
+		}
+		for _, a := range []struct {
+			name string
+			v    []float64
+		}{{"scalars/log_loss", sc.LogLoss}, {"scalars/norm", sc.Norm}, {"scalars/lr", sc.LR}, {"scalars/q_min", sc.QMin}} {
+			if a.v == nil {
+				continue
+			}
+			if err := put(a.name, "<f8", []int{S}, floats(a.v)); err != nil {
+				return err
+			}
+		}
+	}
 	off := 0
 	for _, p := range t.Params {
 		k := p.Size()

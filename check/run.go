@@ -3,7 +3,9 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/implicitbias/implicitbias/dataset"
@@ -27,6 +29,13 @@ type Options struct {
 	// Rows for them as Report.Rows (what the CLI prints); measuring the KKT
 	// quantities at every record costs about as much as the claims.
 	Figures, Rows bool
+	// Only, when not empty, lists the claims to run (catalog IDs); the
+	// others are not run and not reported.
+	Only []string
+	// Progress, when not nil, gets a progress line rewritten in place
+	// (carriage returns): the claim being checked and its records done.
+	// The CLI gives it standard error when that is a terminal.
+	Progress io.Writer
 }
 
 // Data returns the dataset a trajectory file carries, with labels for the
@@ -47,6 +56,11 @@ func Data(t *Trajectory, loss losses.Loss) (*dataset.Dataset, error) {
 		if zeroOne {
 			for i, y := range d.Y {
 				d.Y[i] = 2*y - 1
+			}
+		}
+		for i, y := range d.Y {
+			if y != 1 && y != -1 {
+				return nil, fmt.Errorf("y: sample %d has label %v; a binary loss (BCEWithLogitsLoss) reads y ∈ {0, 1} or {−1, +1}; for class indices 0…K−1 use CrossEntropyLoss, a net with K outputs and --loss ce", i+1, y)
 			}
 		}
 	}
@@ -132,6 +146,13 @@ func Check(t *Trajectory, model models.Model, data *dataset.Dataset, opts Option
 	if err != nil {
 		return nil, err
 	}
+	if t.Scalars != nil {
+		// Scalars that are not the run's (another reduction, loss or run)
+		// are bad input, found before any claim reads them.
+		if _, err := r.scalarRecords(); err != nil {
+			return nil, err
+		}
+	}
 	rep := &Report{Results: r.results(), Premise: r.gd, OutputsDiff: diff}
 	if opts.Rows {
 		rep.Rows = r.rows()
@@ -158,6 +179,13 @@ type recorded struct {
 	// unless biasFreeL is set), for LL-B3m.
 	biasFreeBlocks []float64
 	measured       []Row // rows, once measured
+	// fixedWeights are the sample weights set on obj for the whole run
+	// (nil: none, or weights that vary), for the workers' objectives.
+	fixedWeights []float64
+	// weightScale is w_min, the smallest positive declared weight:
+	// fixedWeights = weights/w_min (rescaledWeights).
+	weightScale float64
+	progress    *progress
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -165,7 +193,7 @@ type recorded struct {
 // reduction, since ∇(𝓛/n) = ∇𝓛/n). T = Σ η accumulates lr[i]·(step[i+1] −
 // step[i]): the step size recorded at a record holds until the next one.
 func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, error) {
-	r := &recorded{t: t, obj: obj, opts: opts}
+	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}}
 	if t.Weights != nil {
 		for _, w := range t.Weights[1:] {
 			for j := range w {
@@ -175,7 +203,8 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 			}
 		}
 		if !r.weightsVary {
-			if err := obj.SetWeights(t.Weights[0]); err != nil {
+			r.fixedWeights, r.weightScale = rescaledWeights(t.Weights[0])
+			if err := obj.SetWeights(r.fixedWeights); err != nil {
 				return nil, err
 			}
 		}
@@ -183,6 +212,11 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	scale := 1.0
 	if t.Reduction == "mean" {
 		scale = 1 / float64(obj.Data.N)
+	}
+	if r.fixedWeights != nil {
+		// GD on Σ w_n ℓ_n with step η is GD on Σ (w_n/w_min) ℓ_n with
+		// step η·w_min (rescaledWeights).
+		scale *= r.weightScale
 	}
 	deg := obj.Model.Degree()
 	L := math.NaN()
@@ -217,9 +251,14 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 			return nil, fmt.Errorf("record %d (step %d): %w", i, t.Steps[i], err)
 		}
 		rec := train.Measure(obj, theta, ev, t.Steps[i], logT)
-		rec.Theta = append([]float64(nil), theta...)
+		rec.Theta = theta // read only: no second copy of every θ
 		rec.LogEta = logEta
-		if t.Weights != nil {
+		if r.fixedWeights != nil {
+			rec.Weights = append([]float64(nil), r.fixedWeights...)
+			// Weighted (A4): 𝓛' < ℓ(b_f) with every weight ≥ 1 puts every
+			// q_n above b_f; q_min > 0 is said explicitly all the same.
+			rec.Separated = rec.Separated && rec.QMin > 0
+		} else if t.Weights != nil {
 			rec.Weights = append([]float64(nil), t.Weights[i]...)
 		}
 		if t.WeightSum != nil && i > 0 {
@@ -249,6 +288,9 @@ func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, 
 	if t.Weights != nil {
 		r.tr.Weights = t.Weights[len(t.Weights)-1]
 		r.tr.Scheme = train.Scheme{Kind: train.RecordedScheme}
+		if !r.weightsVary {
+			r.tr.Scheme = train.Scheme{Kind: train.StaticScheme} // fixed weights (ZD-T7 decides its limit)
+		}
 	}
 	r.gd = r.descentPremise()
 	if spec, _, ok := strings.Cut(obj.Model.String(), "+bias"); ok && !deg.Homogeneous {
@@ -291,6 +333,14 @@ func (r *recorded) descentPremise() theorems.Verdict {
 	if v.Status == theorems.Violated {
 		v.Detail += r.premiseHint(r.tr)
 	}
+	if v.Status == theorems.Inconclusive {
+		// No consecutive records after separation: replay the gaps.
+		g := r.replayGaps()
+		if g.Status != theorems.Inconclusive {
+			return g
+		}
+		v.Detail = r.pairsBeforeSeparation(v.Detail) + "; " + g.Detail
+	}
 	return v
 }
 
@@ -308,19 +358,44 @@ func (t *Trajectory) Rule() train.StepRule {
 
 // results runs the claims (claims.go).
 func (r *recorded) results() []theorems.Result {
+	var run []claim
 	var out []theorems.Result
 	for _, c := range claims {
-		if !c.applies(r) {
+		if !c.applies(r) || !r.selected(c.id) {
 			continue
 		}
 		info, ok := theorems.Lookup(c.id)
 		if !ok {
 			continue
 		}
-		res := theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}}
-		c.run(r, &res.Claims)
-		out = append(out, res)
+		run = append(run, c)
+		out = append(out, theorems.Result{Info: info, Claims: theorems.Summary{ID: c.id}})
 	}
+	// The claims are independent: on GOMAXPROCS workers when the run is
+	// small enough that a worker's objective and KKT matrices (N·P each)
+	// may be held several times; one after the other otherwise (a CNN).
+	idx := make([]int, len(run))
+	for k := range idx {
+		idx[k] = k
+	}
+	each := func(w *recorded, k int) theorems.Summary {
+		s := theorems.Summary{ID: run[k].id}
+		w.progress.start(run[k].id, 0)
+		run[k].run(w, &s)
+		return s
+	}
+	var sums []theorems.Summary
+	if r.obj.Data.N*r.obj.Model.NumParams() <= concurrentClaimsSize {
+		sums = eachRecord(r, idx, each)
+	} else {
+		for _, k := range idx {
+			sums = append(sums, each(r, k))
+		}
+	}
+	for k := range out {
+		out[k].Claims = sums[k]
+	}
+	r.progress.end()
 	if r.opts.Figures && len(out) > 0 {
 		figs := r.curves()
 		for i := range out {
@@ -329,3 +404,59 @@ func (r *recorded) results() []theorems.Result {
 	}
 	return out
 }
+
+// selected reports whether Options.Only asks for the claim (all when empty).
+func (r *recorded) selected(id string) bool {
+	return len(r.opts.Only) == 0 || slices.Contains(r.opts.Only, id)
+}
+
+// rescaledWeights returns the declared fixed weights w divided by the
+// smallest positive one, and that w_min. LL's lemmas for a weighted loss
+// 𝓛 = Σ_n w_n ℓ(q_n) are the unweighted proofs with every sample counted
+// w_n times, and they use e^{−f(q_n)} ≤ 𝓛 for every n (LL Lemma A.5 (a),
+// B.4, hence 5.1 and Thm 4.1), which holds when every w_n ≥ 1: so the run is
+// read on 𝓛' = 𝓛/w_min, whose weights are ≥ 1 — the same gradient-descent
+// path, with the step η·w_min — and the constant that changes is N, which
+// becomes Σ_n w_n/w_min (Lemma A.5's log N; t₀ is 𝓛' < ℓ(b_f)). Constant
+// weights become weights 1: the unweighted run, exactly. A weight of 0
+// stays 0 (the sample is not in 𝓛).
+func rescaledWeights(w []float64) ([]float64, float64) {
+	wmin := math.Inf(1)
+	for _, v := range w {
+		if v > 0 {
+			wmin = math.Min(wmin, v)
+		}
+	}
+	if math.IsInf(wmin, 1) {
+		return append([]float64(nil), w...), 1
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		out[i] = v / wmin
+	}
+	return out, wmin
+}
+
+// pairsBeforeSeparation says, when the run has consecutive records but none
+// after separation (the premise is checked after t₀), where they are and
+// what to record; detail otherwise.
+func (r *recorded) pairsBeforeSeparation(detail string) string {
+	pairs, t0 := 0, -1
+	for i, rec := range r.tr.Records {
+		if rec.Separated && t0 < 0 {
+			t0 = rec.Step
+		}
+		if i > 0 && rec.Step == r.tr.Records[i-1].Step+1 && !(rec.Separated && r.tr.Records[i-1].Separated) {
+			pairs++
+		}
+	}
+	if pairs == 0 || t0 < 0 {
+		return detail
+	}
+	return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (the first separated record is step %d) and the premise is checked after it: record a pair (t, t+1) after step %d", pairs, t0, t0)
+}
+
+// concurrentClaimsSize is the largest N·P (samples × parameters) for which
+// the claims run concurrently: 2²⁴ float64s is 128 MB per copy of the P×N
+// gradient matrix the KKT claims hold.
+const concurrentClaimsSize = 1 << 24

@@ -66,6 +66,9 @@ type Trajectory struct {
 	// LocalError[t] is an integrator's summed local error estimate ‖e‖₂
 	// of the steps that led to record t (flows only; optional).
 	LocalError []float64
+	// Scalars are per-step numbers logged beside the snapshots (nil: none;
+	// scalars.go).
+	Scalars *Scalars
 }
 
 // NumParams returns the length of the flat θ.
@@ -119,6 +122,11 @@ func (t *Trajectory) Validate() error {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (i > 0 && !(v > t.Time[i-1])) {
 				return fmt.Errorf("time: record %d has %v, want finite, ≥ 0 and strictly increasing", i, v)
 			}
+		}
+	}
+	if t.Scalars != nil {
+		if err := t.Scalars.validate(); err != nil {
+			return err
 		}
 	}
 	if t.LocalError != nil {

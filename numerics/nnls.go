@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -71,7 +74,9 @@ var ErrNNLSInput = errors.New("numerics: NNLS input")
 // When A has more rows than columns it is first reduced by a QR
 // factorization A = QR, and the problem is solved on R with b replaced by
 // Qᵀb; the part of b orthogonal to the columns of A is added back to the
-// residual. The cost is then O(mn²) once plus O(n³) per iteration.
+// residual. Q is never formed: Qᵀb is applied from the Householder
+// reflectors (reduceTall), so the cost is O(mn²) time and O(mn) memory once
+// plus O(n³) per iteration — linear in m, the parameters of a KKT problem.
 //
 // It returns an error wrapping ErrNNLSInput for malformed input and a
 // *NNLSNotConvergedError when the iteration limit is reached.
@@ -115,22 +120,7 @@ func NNLS(a mat.Matrix, b []float64, s *NNLSSettings) (*NNLSResult, error) {
 	// with c = (Qᵀb)[:n] and b⊥ = b − Q_n c the part of b outside range(Q_n).
 	R, c, perp := A, b, 0.0
 	if m > n {
-		var qr mat.QR
-		qr.Factorize(A)
-		var q mat.Dense
-		qr.QTo(&q)
-		qn := q.Slice(0, m, 0, n)
-		cv := mat.NewVecDense(n, nil)
-		cv.MulVec(qn.T(), mat.NewVecDense(m, b))
-		proj := mat.NewVecDense(m, nil)
-		proj.MulVec(qn, cv)
-		bp := make([]float64, m)
-		floats.SubTo(bp, b, proj.RawVector().Data)
-		perp = floats.Norm(bp, 2)
-		var r mat.Dense
-		qr.RTo(&r)
-		R = mat.DenseCopyOf(r.Slice(0, n, 0, n))
-		c = cv.RawVector().Data
+		R, c, perp = reduceTall(A, b)
 	}
 	rows := len(c)
 
@@ -140,63 +130,48 @@ func NNLS(a mat.Matrix, b []float64, s *NNLSSettings) (*NNLSResult, error) {
 	passive := make([]bool, n)
 	resid := make([]float64, rows)
 	// dual sets w = Rᵀ(c − Rx) (= Aᵀ(b − Ax)) and resid = c − Rx.
+	// The loops read R's rows directly: At's bounds checks made dual the
+	// largest cost of a KKT measurement.
+	rr := R.RawMatrix()
 	dual := func() {
 		copy(resid, c)
 		for i := 0; i < rows; i++ {
-			for j := 0; j < n; j++ {
-				if x[j] != 0 {
-					resid[i] -= R.At(i, j) * x[j]
+			row := rr.Data[i*rr.Stride : i*rr.Stride+n]
+			for j, xj := range x {
+				if xj != 0 {
+					resid[i] -= row[j] * xj
 				}
 			}
 		}
-		for j := 0; j < n; j++ {
-			var s float64
-			for i := 0; i < rows; i++ {
-				s += R.At(i, j) * resid[i]
-			}
-			w[j] = s
+		clear(w)
+		for i := 0; i < rows; i++ {
+			floats.AddScaled(w, resid[i], rr.Data[i*rr.Stride:i*rr.Stride+n])
 		}
 	}
 	// solve sets z to the least-squares solution on the passive columns
-	// (zero elsewhere); false when that sub-problem is rank deficient.
-	var idx []int
+	// (zero elsewhere); false when that sub-problem is rank deficient. The
+	// factor of the passive columns is updated, not recomputed (passiveQR).
+	rt := mat.DenseCopyOf(R.T()) // rt's row j is column j of R
+	fac := &passiveQR{c: c, a: func(j int) []float64 { return rt.RawRowView(j) }}
 	solve := func() bool {
-		idx = idx[:0]
-		for j := 0; j < n; j++ {
-			if passive[j] {
-				idx = append(idx, j)
+		clear(z)
+		k := 0
+		for _, p := range passive {
+			if p {
+				k++
 			}
 		}
-		clear(z)
-		if len(idx) == 0 {
+		if k == 0 {
 			return true
 		}
-		k := len(idx)
 		if k > rows {
 			return false
 		}
-		ap := mat.NewDense(rows, k, nil)
-		for i := 0; i < rows; i++ {
-			for jj, j := range idx {
-				ap.Set(i, jj, R.At(i, j))
-			}
-		}
-		var qr mat.QR
-		qr.Factorize(ap)
+		fac.sync(passive)
 		// A sub-problem whose columns are dependent to working precision
 		// has no unique solution; Lawson–Hanson's selection rule keeps the
 		// passive columns independent in exact arithmetic.
-		if cond := qr.Cond(); !(cond < 1/(float64(rows)*0x1p-52)) {
-			return false
-		}
-		sol := mat.NewVecDense(k, nil)
-		if err := qr.SolveVecTo(sol, false, mat.NewVecDense(rows, c)); err != nil {
-			return false
-		}
-		for jj, j := range idx {
-			z[j] = sol.AtVec(jj)
-		}
-		return true
+		return fac.solve(z, 1/(float64(rows)*0x1p-52))
 	}
 
 	iter := 0
@@ -275,4 +250,31 @@ func NNLS(a mat.Matrix, b []float64, s *NNLSSettings) (*NNLSResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// reduceTall factors the m×n matrix a (m > n, overwritten) as QR by
+// Householder reflections (LAPACK's dgeqrf) and applies Qᵀ to b from the
+// reflectors (dormqr) without forming Q, which would be m×m: it returns R
+// (n×n), c = (Qᵀb)[:n] and ‖(Qᵀb)[n:]‖, the norm of b's part outside the
+// column space of a (Q is orthogonal, so ‖Ax − b‖² = ‖Rx − c‖² + that²).
+func reduceTall(a *mat.Dense, b []float64) (*mat.Dense, []float64, float64) {
+	m, n := a.Dims()
+	g := a.RawMatrix()
+	tau := make([]float64, n)
+	work := make([]float64, 1)
+	lapack64.Geqrf(g, tau, work, -1)
+	qb := blas64.General{Rows: m, Cols: 1, Stride: 1, Data: append([]float64(nil), b...)}
+	lwork := int(work[0])
+	lapack64.Ormqr(blas.Left, blas.Trans, g, tau, qb, work, -1)
+	lwork = max(lwork, int(work[0]), 1)
+	work = make([]float64, lwork)
+	lapack64.Geqrf(g, tau, work, lwork)
+	lapack64.Ormqr(blas.Left, blas.Trans, g, tau, qb, work, lwork)
+	r := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			r.Set(i, j, a.At(i, j))
+		}
+	}
+	return r, qb.Data[:n], floats.Norm(qb.Data[n:], 2)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
-const checkUsage = `implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--json] [--report DIR]
+const checkUsage = `implicitbias check --run FILE.npz [--model SPEC] [--data FILE] [--loss exp|logistic|ce|squared] [--only ID,…] [--json] [--report DIR]
 
 Checks a recorded training run — PyTorch's, NumPy's, or this engine's (train
 --export-npz) — against every catalog claim it can speak to, and prints the
@@ -36,6 +36,8 @@ the engine's models and what each claim needs are in docs/check.md.
   --data FILE    CSV dataset (label first); default: the file's X and y
   --loss L       logistic (default for one output), exp, ce (default for
                  several outputs), or squared (ZD's regression, linear model)
+  --only IDS     run only these claims (catalog IDs, comma-separated, e.g.
+                 LL-B3,LL-4.1); the premise is checked all the same
   --json         print the results as JSON (schema: package report, Document)
   --report DIR   also write DIR/index.html, DIR/report.md, DIR/report.json and
                  the figures of the measured curves
@@ -44,8 +46,18 @@ Claims whose hypotheses the run does not meet (Adam, weight decay, momentum,
 mini-batches: the recorded steps are not −η∇𝓛; biases: not homogeneous;
 data not separated) are assumption-failed, with the reason and the statistic
 measured anyway.
-Exit status: 0 if nothing is violated, 1 if something is, 2 for bad input.
+While it runs, a progress line (the claim, the records done) is written to
+standard error when that is a terminal.
+Exit status: 0 if nothing is violated, 1 if a claim is violated, 2 for bad
+input, 5 if no claim is violated but the gradient-descent premise is (the
+recorded steps are not −η∇𝓛: Adam, momentum, weight decay, mini-batches, a
+wrong lr or reduction), so that CI can fail a run that is not what it claims.
 `
+
+// exitNotGD is check's status for a run whose recorded steps are not
+// gradient steps of the loss read (the premise of every GD claim fails)
+// while no claim is violated.
+const exitNotGD = 5
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
@@ -53,6 +65,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	spec := fs.String("model", "", "")
 	dataPath := fs.String("data", "", "")
 	lossName := fs.String("loss", "", "")
+	only := fs.String("only", "", "")
 	asJSON := fs.Bool("json", false, "")
 	reportDir := fs.String("report", "", "")
 	if !parseFlags(fs, args, stderr) {
@@ -60,6 +73,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *runPath == "" {
 		return fail(stderr, "check", fmt.Errorf("--run FILE.npz is required"))
+	}
+	ids, err := onlyIDs(*only)
+	if err != nil {
+		return fail(stderr, "check", err)
 	}
 	t, err := check.ReadFile(*runPath)
 	if err != nil {
@@ -108,7 +125,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 		}
 	}
-	rep, err := check.Check(t, model, data, check.Options{Loss: *lossName, Name: filepath.Base(*runPath), Figures: *reportDir != "", Rows: !*asJSON})
+	opts := check.Options{Loss: *lossName, Name: filepath.Base(*runPath), Figures: *reportDir != "", Rows: !*asJSON, Only: ids}
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			opts.Progress = stderr
+		}
+	}
+	rep, err := check.Check(t, model, data, opts)
 	if err != nil {
 		return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 	}
@@ -134,7 +157,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "mapping: the engine's outputs at the last record agree with the run's to %.2g relative (bound %g)\n", rep.OutputsDiff, check.MappingTolerance)
 		}
 		fmt.Fprintf(stdout, "gradient-descent premise (every recorded step is −η∇𝓛): %s\n\n", rep.Premise)
-		if err := report.WriteEntries(stdout, rep.Results); err != nil {
+		if err := report.WriteEntries(stdout, blankInconclusive(rep.Results)); err != nil {
 			return fail(stderr, "check", err)
 		}
 		writeRows(stdout, rep.Rows)
@@ -144,7 +167,27 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitViolated
 		}
 	}
+	if rep.Premise.Status == theorems.Violated {
+		return exitNotGD
+	}
 	return exitOK
+}
+
+// onlyIDs reads --only: catalog IDs, comma-separated; an unknown one is bad
+// input.
+func onlyIDs(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ids []string
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		if _, ok := theorems.Lookup(id); !ok {
+			return nil, fmt.Errorf("--only: %q is not a catalog ID (docs/check.md lists the claims check runs)", id)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // writeRows prints the measured curves.
@@ -186,4 +229,18 @@ func retitle(dir, run, model string, premise theorems.Verdict) error {
 		}
 	}
 	return nil
+}
+
+// blankInconclusive returns the results with the statistic of every
+// inconclusive entry hidden from the table's WORST column ("—"): a number
+// beside "inconclusive" reads as a result. The detail below the table keeps
+// what was measured, and --json keeps the statistic.
+func blankInconclusive(rs []theorems.Result) []theorems.Result {
+	out := append([]theorems.Result(nil), rs...)
+	for i := range out {
+		if out[i].Status() == theorems.Inconclusive {
+			out[i].Claims.Worst.Statistic = math.NaN()
+		}
+	}
+	return out
 }

@@ -158,11 +158,12 @@ func withNaN(cond bool, d []byte) []byte {
 
 // TestCheckPyTorchRun runs the command on the committed Adam run: the table
 // (assumption-failed GD claims with the reason), the measured curves, the
-// mapping line, JSON and the HTML report.
+// mapping line, JSON and the HTML report; exit status 5 (not gradient
+// descent, nothing violated).
 func TestCheckPyTorchRun(t *testing.T) {
 	run := goldenRun("digits_adam.npz")
 	code, out, errOut := runCLI("check", "--run", run)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitNotGD, code, errOut)
 	assert.Contains(t, out, "model mlp:relu:2x8, loss logistic, step rule gd (the recorded η), 11 records")
 	assert.Contains(t, out, "mapping: the engine's outputs at the last record agree with the run's")
 	assert.Contains(t, out, "gradient-descent premise (every recorded step is −η∇𝓛): violated")
@@ -171,13 +172,13 @@ func TestCheckPyTorchRun(t *testing.T) {
 	assert.Regexp(t, `LL-B3 +LL Thm B.3 .* 11 +holds`, out)
 
 	code, out, errOut = runCLI("check", "--run", run, "--json")
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitNotGD, code, errOut)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
 
 	dir := t.TempDir()
 	code, _, errOut = runCLI("check", "--run", run, "--report", dir)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitNotGD, code, errOut)
 	for _, f := range []string{"index.html", "report.md", "report.json"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
@@ -231,4 +232,35 @@ func TestCheckModelPermutesCNN(t *testing.T) {
 	code, _, errOut = runCLI("check", "--run", run, "--model", "cnn2d:8x8x1:relu:3c3-max2")
 	require.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "--model cnn2d:8x8x1:relu:3c3-max2 disagrees with the file's modules, which map to cnn2d:8x8x1:relu:3c3-valid-max2")
+}
+
+// TestCheckOnly: --only runs the claims named and no other; an unknown ID is
+// bad input; the GD premise of a correct run exits 0.
+func TestCheckOnly(t *testing.T) {
+	run := goldenRun("digits_gd.npz")
+	code, out, errOut := runCLI("check", "--run", run, "--only", "LL-B3,LL-4.1")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `LL-B3 +LL Thm B.3`, out)
+	assert.Regexp(t, `LL-4.1 +LL Thm 4.1`, out)
+	assert.NotRegexp(t, `LL-4.4 +LL Thm 4.4`, out)
+	assert.Contains(t, out, "2 entries checked")
+	code, _, errOut = runCLI("check", "--run", run, "--only", "LL-9.9")
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `"LL-9.9" is not a catalog ID`)
+}
+
+// TestTrainExportMean: --reduce mean exports reduction "mean" with the
+// mean's step, so check finds the steps to be −η∇𝓛 (it wrote "sum" with the
+// mean's lr, and a correct run failed the premise by a factor n).
+func TestTrainExportMean(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "mean.npz")
+	code, _, errOut := runCLI("train", "--data", "testdata/sep2d.csv", "--model", "mlp:lrelu0.2:2x6", "--loss", "logistic",
+		"--reduce", "mean", "--lr", "1", "--steps", "300", "--record", "50", "--export-npz", run)
+	require.Equal(t, exitOK, code, errOut)
+	tr, err := check.ReadFile(run)
+	require.NoError(t, err)
+	assert.Equal(t, "mean", tr.Reduction)
+	code, out, errOut := runCLI("check", "--run", run, "--only", "LL-B3")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "gradient-descent premise (every recorded step is −η∇𝓛): holds")
 }

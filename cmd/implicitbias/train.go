@@ -38,7 +38,9 @@ degree (L, null if the model is not homogeneous), normalized_margin
                  lossbased: LL App. K.1's schedule η = α/𝓛̄ (α(0) = --lr), in log domain;
                  flow: gradient flow by adaptive Dormand–Prince 5(4) (tolerance --tol);
                  momentum (heavy ball, β = 0.9); adam (Kingma & Ba defaults)
-  --lr η         step size > 0, or α(0) for lossbased (default 0.1)
+  --lr η         step size > 0, or α(0) for lossbased (default 0.1; for gd,
+                 halved up to 10 times while a probe run of the first 1000
+                 steps diverges, so that the default run trains)
   --tol ε        flow's local error tolerance (default 1e-9)
   --steps N      steps ≥ 0 (default 1000)
   --seed S       seed of θ₀ (default 1)
@@ -171,6 +173,16 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "train", err)
 		}
 	}
+	if *optName == "gd" && !flagGiven(fs, "lr") {
+		// The default step: 0.1 on the sum's scale where it trains, else
+		// the largest halving of it that does not diverge (trainstep.go).
+		if eta := defaultStep(obj, *optName, theta, *lr, *steps); eta != *lr {
+			*lr = eta
+			if opt, err = train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol}); err != nil {
+				return fail(stderr, "train", err)
+			}
+		}
+	}
 	if *l2 != 0 {
 		if !(*l2 > 0) || math.IsInf(*l2, 0) {
 			return fail(stderr, "train", fmt.Errorf("--l2 must be a finite number ≥ 0, got %v", *l2))
@@ -187,7 +199,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	observe := observeTrain(ctx, obj, degree, red, trace, &last)
 	var tr *train.Trajectory
 	if *exportPath != "" {
-		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, observe)
+		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, red, observe)
 	} else {
 		tr, err = train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting, Observe: observe})
 	}

@@ -37,9 +37,9 @@ func initTheta(path string, model models.Model) ([]float64, error) {
 // consecutive steps (t, t+1) every record steps (every step when record is
 // 1) and at the last step, so that check can verify each recorded step is
 // −η∇𝓛, and the run is written with its data and final outputs in the
-// trajectory format. observe (the trace and the interrupt of train) sees the
+// trajectory format (reduction "mean" for --reduce mean). observe (the trace and the interrupt of train) sees the
 // steps of the --record grid; an interrupted run writes what it recorded.
-func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []float64, steps, record int, stop float64, weighting train.Weighting,
+func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []float64, steps, record int, stop float64, weighting train.Weighting, red reduction,
 	observe func(*train.Record, []float64, *train.Eval) error) (*train.Trajectory, error) {
 	if weighting != nil {
 		return nil, errors.New("--export-npz with --weights is not supported yet: the recorder of GRW runs keeps no windows")
@@ -73,6 +73,11 @@ func runExport(path string, obj *train.Objective, opt train.Optimizer, theta []f
 	t, err := check.FromTrain(tr, obj.Model, obj.Data)
 	if err != nil {
 		return nil, err
+	}
+	if red.mean {
+		// The objective was the mean (weights 1/n on the sum) and lr its
+		// step: the file says so, as a PyTorch run with a mean loss does.
+		t.Reduction = "mean"
 	}
 	t.Outputs = obj.Model.Forward(obj.Model.NewWorkspace(obj.Data.N), t.Theta[len(t.Theta)-1], obj.Data.X, obj.Data.N)
 	if err := check.WriteFile(path, t); err != nil {

@@ -132,7 +132,7 @@ func LemmaC8(obj *train.Objective, theta []float64, L float64) theorems.Verdict 
 // be strictly separated from 0 (Gordan's alternative, solved as a hard-margin
 // SVM): MFCQ fails exactly when 0 is a convex combination of them.
 func MFCQ(obj *train.Objective, theta []float64, L float64) theorems.Verdict {
-	k, err := MeasureKKT(obj, theta, L)
+	k, err := constraintGrads(obj, theta, L)
 	if err != nil {
 		return measureVerdict(err)
 	}

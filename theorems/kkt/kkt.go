@@ -95,7 +95,7 @@ func kktSetting(obj *train.Objective, declared float64) (losses.Margin, float64,
 	}
 	for n := 0; n < obj.Data.N; n++ {
 		if obj.LogWeight(n) != 0 {
-			v := theorems.Assumption("LL's 𝓛 = Σ_n ℓ(q_n) is unweighted; sample %d has weight e^%g", n+1, obj.LogWeight(n))
+			v := theorems.Assumption("LL App. C's 𝓛 = Σ_n ℓ(q_n) is unweighted (its KKT multipliers λ_n are of equal samples); sample %d has weight %.6g relative to the smallest", n+1, math.Exp(obj.LogWeight(n)))
 			return nil, 0, &v
 		}
 	}

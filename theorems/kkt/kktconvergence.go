@@ -179,7 +179,7 @@ func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWin
 		return nil, nil, 0, bad
 	}
 	if len(ws) < 3 {
-		v := theorems.Undecided("fewer than three recorded windows with θ after t0 (%d): record θ (KeepTheta) at several times after separation", len(ws))
+		v := theorems.Undecided("fewer than three recorded windows with θ after t0 (%d): record θ at more steps after the loss falls below ℓ(b_f) (t₀): a few dozen records after separation, e.g. spaced geometrically to the end of the run", len(ws))
 		return nil, nil, 0, &v
 	}
 	return ws, steps, L, nil

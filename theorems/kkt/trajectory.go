@@ -51,7 +51,7 @@ func windowThetas(w []train.Record) [][]float64 {
 func measureAll(obj *train.Objective, tr *train.Trajectory, L float64) ([]*KKT, float64, *theorems.Verdict) {
 	ws := Windows(tr, true)
 	if len(ws) < 2 {
-		v := theorems.Undecided("fewer than two recorded windows with θ after t0 (%d): record θ (KeepTheta) at several times after separation", len(ws))
+		v := theorems.Undecided("fewer than two recorded windows with θ after t0 (%d): record θ at more steps after the loss falls below ℓ(b_f) (t₀): a few dozen records after separation, e.g. spaced geometrically to the end of the run", len(ws))
 		return nil, 0, &v
 	}
 	out := make([]*KKT, len(ws))

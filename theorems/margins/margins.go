@@ -156,8 +156,11 @@ func MarginApproximation(c MarginCase) theorems.Verdict {
 	if v := separated(m, ev.LogLoss); v != nil {
 		return *v
 	}
+	if v := weightsBelowOne(c.Obj); v != nil {
+		return *v
+	}
 	n := float64(c.Obj.Data.N)
-	logN := math.Log(n)
+	logN := math.Log(weightTotal(c.Obj)) // log N unweighted (weightedmargin.go)
 	u := -ev.LogLoss
 	fq := m.F(ev.QMin)
 	lo := math.Max(m.F(m.BF()), fq-logN)
@@ -165,8 +168,8 @@ func MarginApproximation(c MarginCase) theorems.Verdict {
 	gap := ev.QMin - m.G(u) // (γ̄ − γ̃)·ρ^L
 	tol := 8 * (n + 4) * 0x1p-52 * (1 + math.Abs(ev.QMin) + math.Abs(u)) * math.Max(1, gsup)
 	recomputed := math.Inf(-1) // −u′ = LSE_n log ℓ(q_n)
-	for _, q := range ev.Margins {
-		recomputed = numerics.LogAddExp(recomputed, m.LogLoss(q))
+	for i, q := range ev.Margins {
+		recomputed = numerics.LogAddExp(recomputed, c.Obj.LogWeight(i)+m.LogLoss(q))
 	}
 	excess := []struct {
 		v    float64

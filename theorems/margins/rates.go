@@ -162,8 +162,7 @@ func FitRates(c RateCase) (RateFit, *theorems.Verdict) {
 	}
 	tolLoss, tolNorm := RateTolerances(L)
 	if start < rateMinStart || len(xs)-lo < rateMinPoints {
-		return fail(theorems.Undecided("not asymptotic: the fit window log log T ∈ [%.3g, %.3g] starts below %g or holds %d < %d records (log T reached %.4g)",
-			start, xEnd, rateMinStart, len(xs)-lo, rateMinPoints, math.Exp(xEnd)))
+		return fail(theorems.Undecided("%s", rateWindowShort(start, xEnd, len(xs)-lo))) // rateswindow.go
 	}
 	lm := c.ModelDegree
 	if lm == 0 {
