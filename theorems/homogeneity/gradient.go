@@ -119,9 +119,10 @@ type scalarFn func(theta []float64, pattern []byte) (float64, []byte)
 // gradFDDirections(len(theta)) random unit directions (GradFDBound says
 // why these errors are bounded, gradFDDirections how likely a wrong grad
 // escapes). Differences whose stencil crosses a kink (the pattern at
-// θ ± khv differs from the one at θ) are skipped and redrawn, up to as many
-// again; it returns the largest |D_v − ⟨grad,v⟩|/‖grad‖, how many stencils
-// were used, and how many were skipped. h is the stencil's step.
+// θ ± khv differs from the one at θ) are skipped and redrawn, up to as
+// many again (where kinks leave fewer than K, the escape bound is
+// q^used). It returns the largest |D_v − ⟨grad,v⟩|/‖grad‖, how many
+// stencils were used, and how many were skipped. h is the stencil's step.
 func fdCompare(f scalarFn, theta, grad []float64, h float64, rng *rand.Rand) (worst float64, used, skipped int, detail string) {
 	p := len(theta)
 	gnorm := floats.Norm(grad, 2)
