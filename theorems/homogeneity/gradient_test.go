@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
@@ -32,7 +34,7 @@ func TestFDCompareHighCurvature(t *testing.T) {
 		t.Fatalf("the case: second-order error %g of ‖∇‖, want > %g", e, GradFDBound)
 	}
 	worst, used, skipped, detail := fdCompare(f, theta, []float64{delta, delta}, GradFDStep, rand.New(rand.NewPCG(1, 2)))
-	if !(worst <= 1e-9) || used != 2+gradFDDirections || skipped != 0 {
+	if !(worst <= 1e-9) || used != gradFDDirections(2) || skipped != 0 {
 		t.Errorf("right gradient: worst %g (%s), used %d, skipped %d", worst, detail, used, skipped)
 	}
 	worst, _, _, detail = fdCompare(f, theta, []float64{delta, delta * (1 + 1e-5)}, GradFDStep, rand.New(rand.NewPCG(1, 2)))
@@ -81,5 +83,66 @@ func TestObjectiveFDNearAFit(t *testing.T) {
 	}
 	if v := ObjectiveGradientFD(obj, theta, rand.New(rand.NewPCG(1, 2))); v.Status != theorems.Holds {
 		t.Errorf("ObjectiveGradientFD near the fit: %v", v)
+	}
+}
+
+// TestGradFDDirections: K is the least number of directions whose escape
+// bound q^K is at most GradFDEscape, with q = τ(2+ρ)/ρ·√(2p/π) at
+// ρ = GradFDMinShift (gradFDDirections' derivation).
+func TestGradFDDirections(t *testing.T) {
+	for _, tc := range []struct{ p, k int }{{1, 3}, {2, 3}, {10, 3}, {300, 4}, {12000, 8}, {1e9, gradFDMaxDirections}} {
+		k := gradFDDirections(tc.p)
+		q := GradFDBound * (2 + GradFDMinShift) / GradFDMinShift * math.Sqrt(2*float64(tc.p)/math.Pi)
+		if k != tc.k {
+			t.Errorf("p = %d: K = %d, want %d", tc.p, k, tc.k)
+		}
+		if q < 1 && k < gradFDMaxDirections && (math.Pow(q, float64(k)) > GradFDEscape || math.Pow(q, float64(k-1)) <= GradFDEscape) {
+			t.Errorf("p = %d: K = %d is not the least K with q^K ≤ %g (q = %g)", tc.p, k, GradFDEscape, q)
+		}
+	}
+}
+
+// TestDirectionEscape: the sphere bound the escape probability rests on,
+// P(|⟨e, v⟩| ≤ t‖e‖) ≤ t·√(2p/π) for v uniform on the unit sphere, holds
+// by Monte Carlo (p = 10, t = 0.05: the exact value is 0.116, the bound
+// 0.126); and a gradient wrong by GradFDMinShift relative is reported on
+// every one of 200 draws of directions (escape ≤ GradFDEscape each).
+func TestDirectionEscape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const p, tt, draws = 10, 0.05, 20000
+	v := make([]float64, p)
+	hits := 0
+	for range draws {
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		if math.Abs(v[0])/floats.Norm(v, 2) <= tt { // e = e₀
+			hits++
+		}
+	}
+	q := tt * math.Sqrt(2*p/math.Pi)
+	if sd := math.Sqrt(q * (1 - q) / draws); float64(hits)/draws > q+4*sd {
+		t.Errorf("P(|u| ≤ %g) = %g by Monte Carlo, above the bound %g", tt, float64(hits)/draws, q)
+	}
+	const n = 300
+	a := make([]float64, n)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	f := func(th []float64, pat []byte) (float64, []byte) { return floats.Dot(a, th), pat }
+	theta := make([]float64, n)
+	for i := range theta {
+		theta[i] = rng.NormFloat64()
+	}
+	for s := range uint64(200) {
+		e := make([]float64, n)
+		for i := range e {
+			e[i] = rng.NormFloat64()
+		}
+		floats.Scale(GradFDMinShift*floats.Norm(a, 2)/floats.Norm(e, 2), e)
+		floats.Add(e, a)
+		if worst, _, _, detail := fdCompare(f, theta, e, GradFDStep, rand.New(rand.NewPCG(s, 7))); !(worst > GradFDBound) {
+			t.Fatalf("draw %d: a gradient wrong by %g passed: %g (%s)", s, GradFDMinShift, worst, detail)
+		}
 	}
 }
