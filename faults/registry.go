@@ -39,6 +39,11 @@ func Registry() []Fault {
 			weights: ignoreWeights,
 		},
 		{
+			Name: "weights-ignored-reported", Component: "reweighting",
+			Effect:  "the objective applies uniform weights whatever the scheme wrote, and the records say uniform too: a GRW run that silently became ERM and reports itself as ERM",
+			weights: ignoreWeights, honest: true,
+		},
+		{
 			Name: "weights-squared", Component: "reweighting",
 			Effect:  "the objective applies q_i² (rescaled) instead of q_i",
 			weights: squareWeights,
@@ -75,8 +80,13 @@ func Registry() []Fault {
 		},
 		{
 			Name: "flow-error-underreported", Component: "integrator",
-			Effect:     "the flow integrator's error estimate is 10⁶ times too small (train.Flow.ErrorScale = 1e-6): its steps are far too long",
+			Effect:     "the flow integrator's error estimate is 10⁶ times too small (error scale 1e-6, train.Flow.PlantFault): its steps are far too long",
 			errorScale: 1e-6,
+		},
+		{
+			Name: "tableau-solution-weight", Component: "integrator",
+			Effect:   "the Dormand–Prince tableau's first solution weight b₁ = 35/384 is typed 35/38.4 (the error row e = b − b̂ left intact): Σ b_i ≠ 1, the method is no longer consistent, and its local error estimate does not see it",
+			solution: wrongSolutionWeight(),
 		},
 		{
 			Name: "l2-gradient-uncentred", Component: "regularizer",
@@ -84,4 +94,11 @@ func Registry() []Fault {
 			regularizer: withUncentredGradient,
 		},
 	}, ntkFaults()...)
+}
+
+// wrongSolutionWeight returns the Dormand–Prince solution row (Hairer,
+// Nørsett & Wanner, Table 5.2) with b₁ = 35/38.4 for 35/384: a misplaced
+// decimal point, the kind of typo a tableau suffers.
+func wrongSolutionWeight() *[6]float64 {
+	return &[6]float64{35.0 / 38.4, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}
 }

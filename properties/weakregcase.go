@@ -81,7 +81,7 @@ func (c WeakRegCase) Ladder(r *Runner, lambdas []float64) (*dataset.Dataset, []t
 			return nil, err
 		}
 		// The weights again, through the planted objective: a reweighting
-		// fault acts on the weights set after it (train.Objective.WeightFault).
+		// fault acts on the weights set after it (train.Objective.PlantFault).
 		if err := c.setWeights(obj); err != nil {
 			return nil, err
 		}
