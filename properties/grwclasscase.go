@@ -82,6 +82,9 @@ func (c ClassCase) faultActs(name string) bool {
 	if f.Component != "reweighting" {
 		return true
 	}
+	if name == "weights-ignored-reported" { // every scheme but ERM writes weights that are not uniform at a record (weightwitness.go)
+		return c.Scheme != SchemeERM
+	}
 	switch c.Scheme {
 	case SchemeIW, SchemeStatic, SchemeRandomIW:
 	case SchemeScheduleA1, SchemeScheduleA3:
@@ -432,6 +435,9 @@ func (c MultiCase) faultActs(name string) bool {
 	}
 	if f.Component != "reweighting" {
 		return true
+	}
+	if name == "weights-ignored-reported" { // as ClassCase's
+		return c.Scheme != SchemeERM
 	}
 	if c.Scheme != SchemeIW && c.Scheme != SchemeStatic {
 		return false
