@@ -120,6 +120,9 @@ func weightsProperty(name string, schemes []int) Property[RegressionCase] {
 		if err != nil {
 			return buildFailed(err)
 		}
+		if v, ok := x.weightsWitnessed(run.Traj); !ok {
+			return v
+		}
 		return weightsVerdict(run.Traj)
 	}}
 }
@@ -459,6 +462,7 @@ func sectionD() (es []Entry) {
 		Faults: []FaultControl{
 			{Fault: "loss-factor-dropped", Why: "fixed-length steps keep the group losses oscillating, so Group DRO's weights never settle"},
 			{Fault: "sample-dropped", Why: "a group that is never fitted keeps its loss, and the Group DRO weights keep moving toward it"},
+			{Fault: "weights-ignored-reported", Why: "the recorded weights stay uniform and settle at once; recomputed from Group DRO's definition at the run's θ₀ (theorems.RecordedWeights) they are not uniform: the run is not the Group DRO run the case asked for"},
 		},
 	})
 	return es

@@ -69,3 +69,18 @@ func (c MultiCase) weightsWitnessed(data *dataset.Dataset, tr *train.Trajectory,
 	}
 	return witnessWeights(data, tr, w, m, l)
 }
+
+// weightsWitnessed recomputes the weights of the regression run tr (linear
+// model, squared loss, from the case's θ₀) under the case's scheme.
+func (c RegressionCase) weightsWitnessed(tr *train.Trajectory) (theorems.Verdict, bool) {
+	ds, theta0 := c.Problem()
+	w, err := c.Weighting(ds.N)
+	if err != nil {
+		return buildFailed(err), false
+	}
+	m, err := models.NewLinear(ds.D, 1)
+	if err != nil {
+		return buildFailed(err), false
+	}
+	return theorems.RecordedWeights(tr, theorems.WeightReplay{Scheme: w, Data: ds, Model: m, Loss: losses.Squared{}, Theta0: theta0})
+}

@@ -148,26 +148,34 @@ func RecordedWeights(tr *train.Trajectory, w WeightReplay) (v Verdict, ok bool) 
 	}
 	worst, checked := 0.0, 0
 	detail := ""
+records:
 	for _, r := range tr.Records {
-		if r.Weights == nil || r.Theta == nil {
+		theta := r.Theta
+		if theta == nil && r.Step == 0 {
+			theta = w.Theta0 // a run that keeps no θ still starts at the case's θ₀
+		}
+		if r.Weights == nil || theta == nil {
 			continue
 		}
 		if len(r.Weights) != n {
 			return Compare(math.Inf(1), 1, fmt.Sprintf("step %d records %d weights for %d samples: the run is not the GRW run the case asked for", r.Step, len(r.Weights), n)), false
 		}
-		if !free && r.Step != next {
-			if r.Step < next {
-				continue // already replayed
+		switch {
+		case free || r.Step == next:
+			if err := losses.at(theta, ll); err != nil {
+				return Undecided("weights not witnessed: %v", err), false
 			}
-			break // a gap: the state is not in the records
+			if err := w.Scheme.Update(r.Step, ll, q); err != nil {
+				return Undecided("weights not witnessed: the scheme's update at step %d: %v", r.Step, err), false
+			}
+			next = r.Step + 1
+		case r.Step == next-1:
+			// q holds this step's weights: the replay's last update.
+		case r.Step > next:
+			break records // a gap: the state is not in the records
+		default:
+			continue
 		}
-		if err := losses.at(r.Theta, ll); err != nil {
-			return Undecided("weights not witnessed: %v", err), false
-		}
-		if err := w.Scheme.Update(r.Step, ll, q); err != nil {
-			return Undecided("weights not witnessed: the scheme's update at step %d: %v", r.Step, err), false
-		}
-		next = r.Step + 1
 		checked++
 		for i, want := range q {
 			tol := weightRounding * 0x1p-52 * (1 + math.Abs(math.Log(want))) * want
