@@ -85,7 +85,7 @@ const companionRounding = 1e-13
 // integrator that under-reports by less, or on a few steps only, is not
 // reported, but cannot mislead the monotonicity decision either: its bar is
 // dev + δ, never e_k.
-const IntegratorErrorFactor = 10
+const IntegratorErrorFactor = 100
 
 // stepCheck is the companion's verdict on one recorded step.
 type stepCheck struct {
@@ -130,7 +130,6 @@ type flowCompanion struct {
 	obj          *train.Objective
 	k            [4][]float64
 	f0, stage, a []float64
-	clk          clockBuffers // the clock witness's (flowclock.go)
 }
 
 func newFlowCompanion(obj *train.Objective, p int) *flowCompanion {
