@@ -31,10 +31,8 @@ type Fault struct {
 	// records say what is applied (enginefault.Objective.Honest).
 	honest      bool
 	regularizer func(train.Regularizer) train.Regularizer
-	// errorScale and solution are planted on a flow integrator
-	// (enginefault.Flow).
+	// errorScale is planted on a flow integrator (enginefault.Flow).
 	errorScale float64
-	solution   *[6]float64
 }
 
 // None reports whether f is the zero Fault.
@@ -60,8 +58,8 @@ func (f Fault) Loss(l losses.Loss) losses.Loss {
 // optimizer; the integrator's fault is set on o itself when o is a
 // *train.Flow.
 func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
-	if fl, ok := o.(*train.Flow); ok && (f.errorScale != 0 || f.solution != nil) {
-		fl.PlantFault(&enginefault.Flow{ErrorScale: f.errorScale, B: f.solution})
+	if fl, ok := o.(*train.Flow); ok && f.errorScale != 0 {
+		fl.PlantFault(&enginefault.Flow{ErrorScale: f.errorScale})
 	}
 	if f.optimizer == nil {
 		return o

@@ -84,21 +84,9 @@ func Registry() []Fault {
 			errorScale: 1e-6,
 		},
 		{
-			Name: "tableau-solution-weight", Component: "integrator",
-			Effect:   "the Dormand–Prince tableau's first solution weight b₁ = 35/384 is typed 35/38.4 (the error row e = b − b̂ left intact): Σ b_i ≠ 1, the method is no longer consistent, and its local error estimate does not see it",
-			solution: wrongSolutionWeight(),
-		},
-		{
 			Name: "l2-gradient-uncentred", Component: "regularizer",
 			Effect:      "the L2 regularizer's gradient is μθ instead of μ(θ − θ₀) (its value is right)",
 			regularizer: withUncentredGradient,
 		},
 	}, ntkFaults()...)
-}
-
-// wrongSolutionWeight returns the Dormand–Prince solution row (Hairer,
-// Nørsett & Wanner, Table 5.2) with b₁ = 35/38.4 for 35/384: a misplaced
-// decimal point, the kind of typo a tableau suffers.
-func wrongSolutionWeight() *[6]float64 {
-	return &[6]float64{35.0 / 38.4, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}
 }

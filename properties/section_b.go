@@ -486,7 +486,6 @@ func sectionB() (es []Entry) {
 		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", binaryFlows, false, theorems.MarginMonotone))},
 		Faults: []FaultControl{
 			{Fault: "flow-error-underreported", Why: "the re-integration of each step by an independent RK4 companion finds errors far above the integrator's report (median excess > IntegratorErrorFactor)"},
-			{Fault: "tableau-solution-weight", Why: "Σ b_i ≠ 1: each step leaves the flow's path by O(h²) while the error row, left intact, reports the tolerance; the independent RK4 companion re-integrates the step and finds it far off the path (median excess > IntegratorErrorFactor)"},
 		},
 	})
 	ceFlows := GenFlow(smoothActs, []int{3, 4}, []string{"ce"})
@@ -495,7 +494,6 @@ func sectionB() (es []Entry) {
 		Controls: []Prop{drops("step-size", bigStepProperty("GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", ceFlows, false, theorems.MarginMonotone))},
 		Faults: []FaultControl{
 			{Fault: "flow-error-underreported", Why: "as LL-4.1, on cross-entropy flows"},
-			{Fault: "tableau-solution-weight", Why: "as LL-4.1, on cross-entropy flows"},
 		},
 	})
 	multiFlows := GenFlow(smoothActs, []int{2, 3}, []string{"exp", "logistic", "ce"})
@@ -516,7 +514,6 @@ func sectionB() (es []Entry) {
 		},
 		Faults: []FaultControl{
 			{Fault: "flow-error-underreported", On: "flows", Why: "as LL-4.1, on the multi-homogeneous flows"},
-			{Fault: "tableau-solution-weight", On: "flows", Why: "as LL-4.1, on the multi-homogeneous flows"},
 		},
 	})
 	c2Flows := GenFlow(c2Acts, []int{2}, []string{"exp"})
