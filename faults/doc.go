@@ -15,7 +15,9 @@
 //
 // A fault never reaches a production path: it is applied by wrapping a
 // component (Fault.Model, Fault.Loss, Fault.Optimizer, Fault.Regularizer)
-// or through the engine's hooks that production code leaves nil
-// (train.Objective.WeightFault, train.Flow.ErrorScale). The zero Fault is
-// no fault: every method returns its argument unchanged.
+// or through the engine's PlantFault methods (train.Objective.PlantFault,
+// train.Flow.PlantFault), whose argument types live in the internal package
+// internal/enginefault: code outside the module can pass them nil only, so
+// the hooks are reachable from this registry alone. The zero Fault is no
+// fault: every method returns its argument unchanged.
 package faults

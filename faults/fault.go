@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
@@ -22,12 +23,15 @@ type Fault struct {
 	Component string // optimizer, reweighting, model, loss, integrator, regularizer
 	Effect    string // what the bug does, in one line
 
-	model       func(models.Model) models.Model
-	loss        func(losses.Loss) losses.Loss
-	optimizer   func(train.Optimizer) train.Optimizer
-	weights     func(q []float64)
+	model     func(models.Model) models.Model
+	loss      func(losses.Loss) losses.Loss
+	optimizer func(train.Optimizer) train.Optimizer
+	weights   func(q []float64)
+	// honest makes the weights fault act on the scheme's own q, so that the
+	// records say what is applied (enginefault.Objective.Honest).
+	honest      bool
 	regularizer func(train.Regularizer) train.Regularizer
-	// errorScale is set as train.Flow.ErrorScale on a flow integrator.
+	// errorScale is planted on a flow integrator (enginefault.Flow).
 	errorScale float64
 }
 
@@ -55,7 +59,7 @@ func (f Fault) Loss(l losses.Loss) losses.Loss {
 // *train.Flow.
 func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
 	if fl, ok := o.(*train.Flow); ok && f.errorScale != 0 {
-		fl.ErrorScale = f.errorScale
+		fl.PlantFault(&enginefault.Flow{ErrorScale: f.errorScale})
 	}
 	if f.optimizer == nil {
 		return o
@@ -67,12 +71,23 @@ func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
 // no-op for the other faults) and returns obj.
 func (f Fault) Objective(obj *train.Objective) *train.Objective {
 	if f.weights != nil {
-		obj.WeightFault = f.weights
+		obj.PlantFault(&enginefault.Objective{Weights: f.weights, Honest: f.honest})
 	}
 	if f.regularizer != nil && obj.Reg != nil {
 		obj.Reg = f.regularizer(obj.Reg)
 	}
 	return obj
+}
+
+// RewriteWeights applies the fault's reweighting bug to q in place (what
+// the objective would apply for the weights q) and reports whether the
+// fault has one; q is unchanged when it has not.
+func (f Fault) RewriteWeights(q []float64) bool {
+	if f.weights == nil {
+		return false
+	}
+	f.weights(q)
+	return true
 }
 
 // String is the fault's name ("none" for the zero Fault).

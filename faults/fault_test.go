@@ -90,10 +90,16 @@ func TestFaultsOnTheirComponent(t *testing.T) {
 	f, _ := faults.Lookup("momentum-misindexed")
 	assert.NotEqual(t, step(hb, obj), step(f.Optimizer(hb2), obj))
 
-	fl, _ := train.NewFlow(1e-8)
-	f, _ = faults.Lookup("flow-error-underreported")
-	f.Optimizer(fl)
-	assert.Equal(t, 1e-6, fl.ErrorScale)
+	flows := func(f faults.Fault) []float64 {
+		fl, err := train.NewFlow(1e-8)
+		require.NoError(t, err)
+		return step(f.Optimizer(fl), obj)
+	}
+	clean := flows(faults.Fault{})
+	for _, name := range []string{"flow-error-underreported"} {
+		f, _ = faults.Lookup(name)
+		assert.NotEqual(t, clean, flows(f), name)
+	}
 
 	obj.Reg = train.L2{Mu: 0.5, Theta0: []float64{1, 1}}
 	right := step(train.Optimizer(mustGD(t)), obj)

@@ -39,6 +39,11 @@ func Registry() []Fault {
 			weights: ignoreWeights,
 		},
 		{
+			Name: "weights-ignored-reported", Component: "reweighting",
+			Effect:  "the objective applies uniform weights whatever the scheme wrote, and the records say uniform too: a GRW run that silently became ERM and reports itself as ERM",
+			weights: ignoreWeights, honest: true,
+		},
+		{
 			Name: "weights-squared", Component: "reweighting",
 			Effect:  "the objective applies q_i² (rescaled) instead of q_i",
 			weights: squareWeights,
@@ -75,7 +80,7 @@ func Registry() []Fault {
 		},
 		{
 			Name: "flow-error-underreported", Component: "integrator",
-			Effect:     "the flow integrator's error estimate is 10⁶ times too small (train.Flow.ErrorScale = 1e-6): its steps are far too long",
+			Effect:     "the flow integrator's error estimate is 10⁶ times too small (error scale 1e-6, train.Flow.PlantFault): its steps are far too long",
 			errorScale: 1e-6,
 		},
 		{

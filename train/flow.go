@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 )
 
 // ErrorEstimator is implemented by optimizers whose steps carry a local
@@ -84,15 +86,18 @@ type Flow struct {
 	H float64
 	// Accepted and Rejected count the steps.
 	Accepted, Rejected int
-	// ErrorScale multiplies the local error estimate that the step-size
+	// errorScale multiplies the local error estimate that the step-size
 	// controller accepts steps by and that LocalError reports (0 means 1,
 	// the correct integrator). It is a fault for the verification suite's
-	// negative controls (package faults): with ErrorScale = 1e-6 the
-	// estimate under-reports the error a million-fold, the controller takes
-	// steps up to (10⁶)^{1/5} ≈ 16 times too long (its growth limit of 5 per
-	// step permitting) and the path leaves the flow, while LocalError claims
-	// the tolerance was met. Never set in production.
-	ErrorScale float64
+	// negative controls, planted by PlantFault (package faults): with
+	// 1e-6 the estimate under-reports the error a million-fold, the
+	// controller takes steps up to (10⁶)^{1/5} ≈ 16 times too long (its
+	// growth limit of 5 per step permitting) and the path leaves the flow,
+	// while LocalError claims the tolerance was met.
+	errorScale float64
+	// solution, when non-nil, replaces the solution weights (the last row
+	// of dpA) with the error row dpE kept: a tableau fault (PlantFault).
+	solution *[6]float64
 
 	lastErr     float64
 	nonFinite   error // the last stage of this step that met a non-finite value
@@ -113,6 +118,16 @@ func NewFlow(tol float64) (*Flow, error) {
 		return nil, fmt.Errorf("train: flow tolerance must be in (0, 1), got %v", tol)
 	}
 	return &Flow{Tol: tol}, nil
+}
+
+// PlantFault plants the integrator fault h (nil: none). Its argument's
+// type is internal to this module: only the fault registry (package faults)
+// can build one, a caller of the engine can pass nil only.
+func (f *Flow) PlantFault(h *enginefault.Flow) {
+	f.errorScale, f.solution = 0, nil
+	if h != nil {
+		f.errorScale, f.solution = h.ErrorScale, h.B
+	}
 }
 
 func init() {
@@ -190,8 +205,8 @@ func (f *Flow) Step(obj *Objective, theta []float64, ev *Eval) (float64, error) 
 		f.H = f.initialStep(obj)
 	}
 	scale := 1.0
-	if f.ErrorScale != 0 {
-		scale = f.ErrorScale
+	if f.errorScale != 0 {
+		scale = f.errorScale
 		if !(scale > 0) || math.IsInf(scale, 1) {
 			return 0, fmt.Errorf("train: flow error scale must be positive and finite, got %v", scale)
 		}
@@ -273,8 +288,12 @@ func (f *Flow) stages(obj *Objective, h float64) (bool, error) {
 	for i := 1; i < 7; i++ {
 		copy(f.y, f.y0)
 		z := f.zeta
+		row := dpA[i][:]
+		if i == 6 && f.solution != nil {
+			row = f.solution[:]
+		}
 		for j := 0; j < i; j++ {
-			if a := dpA[i][j]; a != 0 {
+			if a := row[j]; a != 0 {
 				floats.AddScaled(f.y, h*a, f.k[j])
 				z += h * a * f.kz[j]
 			}

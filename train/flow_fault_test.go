@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 	"github.com/implicitbias/implicitbias/losses"
 )
 
@@ -22,7 +23,7 @@ func flowOnExactProblem(t *testing.T, scale float64) (tr *Trajectory, trueErr, r
 	require.NoError(t, err)
 	fl, err := NewFlow(1e-10)
 	require.NoError(t, err)
-	fl.ErrorScale = scale
+	fl.PlantFault(&enginefault.Flow{ErrorScale: scale})
 	theta0 := []float64{0.5, -1}
 	tr, err = Run(obj, fl, append([]float64(nil), theta0...), Config{Steps: 400, StopLogLoss: -40, KeepTheta: true})
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestFlowErrorScaleFault(t *testing.T) {
 		obj, _ := NewObjective(mustLinear(t, 1), losses.NewBinary(losses.Exponential{}),
 			&dataset.Dataset{N: 1, D: 1, X: []float64{1}, Y: []float64{1}})
 		fl, _ := NewFlow(0)
-		fl.ErrorScale = bad
+		fl.PlantFault(&enginefault.Flow{ErrorScale: bad})
 		_, err := Run(obj, fl, []float64{0.1}, Config{Steps: 3})
 		assert.ErrorContains(t, err, "error scale", "ErrorScale %v", bad)
 	}

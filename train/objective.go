@@ -9,6 +9,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/internal/linalg"
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
@@ -22,15 +23,18 @@ type Objective struct {
 	Data  *dataset.Dataset
 	Reg   Regularizer // nil: none
 
-	// WeightFault is a deliberate engine fault for the verification
-	// suite's negative controls (package faults): when set, the sample
-	// weights given to SetWeights and Reweight are passed through it (on a
-	// copy) before they take effect, so a GRW scheme's weights are recorded
-	// as the scheme wrote them but applied wrongly. Production code never
-	// sets it; unset, it costs one nil check per reweighting.
-	WeightFault func(w []float64)
+	// weightFault is a deliberate engine fault for the verification
+	// suite's negative controls, planted by PlantFault (package faults):
+	// when set, the sample weights given to SetWeights and Reweight are
+	// passed through it (on a copy) before they take effect, so a GRW
+	// scheme's weights are recorded as the scheme wrote them but applied
+	// wrongly; with honestFault it rewrites the caller's slice itself, so
+	// the records say what is applied. Unset, it costs one nil check per
+	// reweighting.
+	weightFault func(w []float64)
+	honestFault bool
 	faultW      []float64
-	givenLogW   []float64 // log of the weights as given, under a WeightFault
+	givenLogW   []float64 // log of the weights as given, under a weightFault
 
 	logW []float64 // log w_n; nil means w_n = 1
 
@@ -159,10 +163,24 @@ func (o *Objective) SetWeights(w []float64) error {
 	return nil
 }
 
-// faulty returns w, or, with a WeightFault set, the fault's rewrite of a
-// copy of w.
+// PlantFault plants the reweighting fault h (nil: none). Its argument's
+// type is internal to this module: only the fault registry (package faults)
+// can build one, a caller of the engine can pass nil only.
+func (o *Objective) PlantFault(h *enginefault.Objective) {
+	o.weightFault, o.honestFault, o.givenLogW = nil, false, nil
+	if h != nil {
+		o.weightFault, o.honestFault = h.Weights, h.Honest
+	}
+}
+
+// faulty returns w, or, with a weightFault set, the fault's rewrite of a
+// copy of w (of w itself under an honest fault).
 func (o *Objective) faulty(w []float64) []float64 {
-	if o.WeightFault == nil {
+	if o.weightFault == nil {
+		return w
+	}
+	if o.honestFault {
+		o.weightFault(w)
 		return w
 	}
 	if len(o.faultW) != len(w) {
@@ -175,14 +193,14 @@ func (o *Objective) faulty(w []float64) []float64 {
 	for i, v := range w {
 		o.givenLogW[i] = numerics.Log(v)
 	}
-	o.WeightFault(o.faultW)
+	o.weightFault(o.faultW)
 	return o.faultW
 }
 
-// LogWeight returns log w_n, the weight as set (under a WeightFault, as
+// LogWeight returns log w_n, the weight as set (under a weight fault, as
 // given, not as applied: the fault is a bug the objective does not report).
 func (o *Objective) LogWeight(n int) float64 {
-	if o.WeightFault != nil && o.givenLogW != nil && o.logW != nil {
+	if o.weightFault != nil && !o.honestFault && o.givenLogW != nil && o.logW != nil {
 		return o.givenLogW[n]
 	}
 	return o.appliedLogWeight(n)

@@ -7,7 +7,7 @@ import "github.com/implicitbias/implicitbias/internal/linalg"
 //	∫ q dT = Σ_t η_t q^{(t)}   over the steps t since the last Take,
 //
 // the weights as the scheme set them (Objective.LogWeight: under a
-// WeightFault, as given, not as applied). The linear direction checks need
+// weight fault, as given, not as applied). The linear direction checks need
 // it for schemes whose weights move between records (Group DRO, χ²- and
 // CVaR-DRO, schedules): GD's step between two records is
 // Σ_n C_n z_n with C_n = Σ_t η_t q_n^{(t)}(−ℓ′(u_n(t))), so C_n lies in

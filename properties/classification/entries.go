@@ -47,6 +47,9 @@ func grwDirectionProperty(name string, lossIDs, schemes []int, override int) pro
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
+		if v, ok := c.weightsWitnessed(data, tr); !ok {
+			return v
+		}
 		return grwclass.GRWDirection(data, tr)
 	}}
 }
@@ -61,6 +64,9 @@ func iwDirectionProperty(name string, override int) properties.Property[ClassCas
 		data, tr, err := c.Run(r, ClassSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
+		}
+		if v, ok := c.weightsWitnessed(data, tr); !ok {
+			return v
 		}
 		return grwclass.IWDirection(data, c.ImportanceWeights(), tr)
 	}}
@@ -116,6 +122,9 @@ func pathProperty(name string, override int, schemes []int) properties.Property[
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
+		if v, ok := c.weightsWitnessed(data, tr); !ok {
+			return v
+		}
 		q := tr.Final().Weights
 		path, err := rays(data, c.LossOf(), q, pathRadii, "")
 		if err != nil {
@@ -167,6 +176,9 @@ func multiProperty(name string, schemes []int, poly bool) properties.Property[Mu
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
+		if v, ok := c.weightsWitnessed(data, tr, poly); !ok {
+			return v
+		}
 		return grwclass.MultiClassDirection(data, c.k(), tr)
 	}}
 }
@@ -187,6 +199,7 @@ func sectionE() (es []properties.Entry) {
 			{Fault: "preconditioner", Why: "as LL-lin, for every GRW scheme"},
 			{Fault: "weights-ignored", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's; with weights that move (χ², CVaR, schedules A1, A3) each segment's step has coefficients η Σ_t (−ℓ′) on the x_n, uniform-weighted, outside [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 			{Fault: "weights-squared", Why: "the run settles at the offset of q², not q's; with the schedules' moving weights each segment's coefficients leave [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
+			{Fault: "weights-ignored-reported", Why: "the run is ERM's and its records say so, which the direction check alone judges as an honest ERM run: the weights recomputed from the scheme's definition at the records (theorems.RecordedWeights) differ from the recorded ones"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-T8"}, Cases: 8,
@@ -205,6 +218,7 @@ func sectionE() (es []properties.Entry) {
 		})},
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "the GD half of the agreement: the run's direction leaves its computed limit, as in ZD-T7"},
+			{Fault: "weights-ignored-reported", Why: "as ZD-T7: the recorded weights are not the scheme's recomputed ones"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-PT"}, Cases: 8,
@@ -221,6 +235,7 @@ func sectionE() (es []properties.Entry) {
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "a step along one class's coordinate e_{c,f} leaves span{a_{n,j}} (it moves Σ_c θ_c, which no constraint vector does), and the run leaves GD's flow on the cross-entropy: the multi-class limit moves"},
 			{Fault: "weights-ignored", Why: "the offset of Θ − Θ̂ log T solves q_n e^{−⟨c, a_{n,j}⟩} = α_{n,j} and GD follows the cross-entropy's flow under q (IW by class, static): the run follows ERM's flow to ERM's offset"},
+			{Fault: "weights-ignored-reported", Why: "as ZD-T7: the recorded weights are not the scheme's recomputed ones"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "XY-P1"}, Cases: 8,
@@ -230,6 +245,7 @@ func sectionE() (es []properties.Entry) {
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "as LL-lin, for every importance weighting"},
 			{Fault: "weights-ignored", Why: "as ZD-T7, for importance weights"},
+			{Fault: "weights-ignored-reported", Why: "as ZD-T7: the recorded importance weights are not the case's"},
 			{Fault: "weights-squared", Why: "as ZD-T7, for importance weights"},
 		},
 	})
@@ -338,6 +354,9 @@ func learnedProperty(name string, frozen bool) properties.Property[ClassCase] {
 		tr, err := c.runWith(data, w, learnedSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
+		}
+		if v, ok := c.learnedWitnessed(data, tr); !ok && !frozen {
+			return v
 		}
 		return grwclass.LearnedWeightsConjecture(data, tr)
 	}}

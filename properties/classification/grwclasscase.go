@@ -84,6 +84,9 @@ func (c ClassCase) FaultActs(name string) bool {
 	if f.Component != "reweighting" {
 		return true
 	}
+	if name == "weights-ignored-reported" { // every scheme but ERM writes weights that are not uniform at a record (weightwitness.go)
+		return c.Scheme != cases.SchemeERM
+	}
 	switch c.Scheme {
 	case cases.SchemeIW, cases.SchemeStatic, SchemeRandomIW:
 	case cases.SchemeScheduleA1, cases.SchemeScheduleA3:
@@ -437,6 +440,9 @@ func (c MultiCase) FaultActs(name string) bool {
 	}
 	if f.Component != "reweighting" {
 		return true
+	}
+	if name == "weights-ignored-reported" { // as ClassCase's
+		return c.Scheme != cases.SchemeERM
 	}
 	if c.Scheme != cases.SchemeIW && c.Scheme != cases.SchemeStatic {
 		return false

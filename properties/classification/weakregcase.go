@@ -83,7 +83,7 @@ func (c WeakRegCase) Ladder(r *properties.Runner, lambdas []float64) (*dataset.D
 			return nil, err
 		}
 		// The weights again, through the planted objective: a reweighting
-		// fault acts on the weights set after it (train.Objective.WeightFault).
+		// fault acts on the weights set after it (train.Objective.PlantFault).
 		if err := c.setWeights(obj); err != nil {
 			return nil, err
 		}

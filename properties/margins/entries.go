@@ -138,7 +138,7 @@ func flowRun(obj *train.Objective, theta []float64, target float64, steps int) (
 
 // faultyFlowRun is flowRun at tolerance tol with fault, when not nil,
 // applied to the integrator first (a negative control's engine fault, e.g.
-// train.Flow.ErrorScale).
+// the error scale planted by train.Flow.PlantFault).
 func faultyFlowRun(obj *train.Objective, theta []float64, target float64, steps int, tol float64, fault func(*train.Flow)) (*train.Trajectory, error) {
 	fl, err := train.NewFlow(tol)
 	if err != nil {

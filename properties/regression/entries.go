@@ -107,6 +107,9 @@ func weightsProperty(name string, schemes []int) properties.Property[RegressionC
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
+		if v, ok := x.weightsWitnessed(run.Traj); !ok {
+			return v
+		}
 		return weightsVerdict(run.Traj)
 	}}
 }
@@ -448,6 +451,7 @@ func Entries() (es []properties.Entry) {
 		Faults: []properties.FaultControl{
 			{Fault: "loss-factor-dropped", Why: "fixed-length steps keep the group losses oscillating, so Group DRO's weights never settle"},
 			{Fault: "sample-dropped", Why: "a group that is never fitted keeps its loss, and the Group DRO weights keep moving toward it"},
+			{Fault: "weights-ignored-reported", Why: "the recorded weights stay uniform and settle at once; recomputed from Group DRO's definition at the run's θ₀ (theorems.RecordedWeights) they are not uniform: the run is not the Group DRO run the case asked for"},
 		},
 	})
 	return es

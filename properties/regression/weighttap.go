@@ -46,13 +46,10 @@ func weightFaultActs(name string, q []float64) bool {
 	if err != nil {
 		return false
 	}
-	var probe train.Objective
-	f.Objective(&probe)
-	if probe.WeightFault == nil {
+	applied := append([]float64(nil), q...)
+	if !f.RewriteWeights(applied) {
 		return true
 	}
-	applied := append([]float64(nil), q...)
-	probe.WeightFault(applied)
 	scale := floats.Max(q)
 	for i := range q {
 		if math.Abs(applied[i]-q[i]) > 1e-9*scale {

@@ -77,9 +77,9 @@ const companionRounding = 1e-13
 // decides, not the worst step: a false alarm needs half the steps of a flow
 // to be kink crossings, each fooling the estimate 100-fold; none of the 480
 // flows comes near. It catches an estimate that under-reports on most steps
-// by far more than 100×: train.Flow.ErrorScale = 1e-6, every one of the
+// by far more than 100×: the flow's error scale 1e-6 (train.Flow.PlantFault), every one of the
 // 24 361 steps above 100 (median 2e6), 480 of 480 flows at seeds 1–6;
-// ErrorScale = 1e-3: 80 of 80 flows at seed 1; 1e-2: 8 of 80 (not
+// scale 1e-3: 80 of 80 flows at seed 1; 1e-2: 8 of 80 (not
 // reliably). Also a wrong tableau or a stale stage on most steps. An
 // integrator that under-reports by less, or on a few steps only, is not
 // reported, but cannot mislead the monotonicity decision either: its bar is

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -84,7 +85,7 @@ func TestMarginMonotoneIntegratorFault(t *testing.T) {
 	run := func(scale float64) []train.Record {
 		fl, err := train.NewFlow(1e-10)
 		require.NoError(t, err)
-		fl.ErrorScale = scale
+		fl.PlantFault(&enginefault.Flow{ErrorScale: scale})
 		tr, err := train.Run(obj, fl, []float64{0.1, -0.2}, train.Config{Steps: 2000, StopLogLoss: -20, KeepTheta: true})
 		require.NoError(t, err)
 		return tr.Records
