@@ -26,7 +26,6 @@ var tangled = map[string]bool{
 	"properties/ntk":            true,
 	"properties/regression":     true,
 	"theorems/kkt":              true,
-	"theorems/limits":           true,
 	"theorems/lossassumptions":  true,
 	"theorems/regression":       true,
 }
