@@ -25,7 +25,6 @@ var tangled = map[string]bool{
 	"properties/margins":        true,
 	"properties/ntk":            true,
 	"properties/regression":     true,
-	"theorems/kkt":              true,
 	"theorems/lossassumptions":  true,
 	"theorems/regression":       true,
 }

@@ -3,9 +3,10 @@ package limits
 import (
 	"math"
 
-	"github.com/implicitbias/implicitbias/numerics"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/implicitbias/implicitbias/numerics"
 )
 
 // gdFlow is the flow that constant-step gradient descent follows on the
