@@ -108,7 +108,26 @@ func (p *Package) Refs() map[string]map[string][]string {
 		}
 		// Keys of composite literals name fields, not declarations, unless
 		// the package declares a constant or variable of that name.
+		// So do a method's name, a struct's or an interface's field names
+		// and labels: go/parser leaves them unresolved too.
 		keys := map[*ast.Ident]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				keys[n.Name] = true
+			case *ast.Field:
+				for _, nm := range n.Names {
+					keys[nm] = true
+				}
+			case *ast.LabeledStmt:
+				keys[n.Label] = true
+			case *ast.BranchStmt:
+				if n.Label != nil {
+					keys[n.Label] = true
+				}
+			}
+			return true
+		})
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CompositeLit:
