@@ -24,7 +24,6 @@ var tangled = map[string]bool{
 	"properties/kkt":            true,
 	"properties/margins":        true,
 	"properties/ntk":            true,
-	"properties/regression":     true,
 	"theorems/lossassumptions":  true,
 }
 

@@ -90,6 +90,9 @@ func (p *Package) Refs() map[string]map[string][]string {
 					for _, nm := range fl.Names {
 						fields[nm.Name] = true
 					}
+					if len(fl.Names) == 0 { // embedded: named by its type
+						fields[embeddedName(fl.Type)] = true
+					}
 				}
 			}
 			return true
@@ -301,4 +304,22 @@ func formatTangle(comp []string, refs map[string]map[string][]string) string {
 		}
 	}
 	return b.String()
+}
+
+// embeddedName returns the field name of an embedded type: T, *T, pkg.T,
+// T[P] are all named T.
+func embeddedName(t ast.Expr) string {
+	switch t := t.(type) {
+	case *ast.StarExpr:
+		return embeddedName(t.X)
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	case *ast.IndexExpr:
+		return embeddedName(t.X)
+	case *ast.IndexListExpr:
+		return embeddedName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return ""
 }

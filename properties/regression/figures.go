@@ -71,7 +71,7 @@ func grwDistanceFigures(r *properties.Runner) []theorems.Figure {
 		var x, y []float64
 		for _, r := range tr.Records {
 			x = append(x, float64(r.Step))
-			y = append(y, math.Log10(math.Max(dist(r.Theta, star)/floats.Norm(star, 2), 1e-17)))
+			y = append(y, math.Log10(math.Max(floats.Distance(r.Theta, star, 2)/floats.Norm(star, 2), 1e-17)))
 		}
 		f.Series = append(f.Series, theorems.Series{Name: v.name, X: x, Y: y})
 	}
