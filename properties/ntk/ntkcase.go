@@ -13,6 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -39,13 +40,13 @@ type ntkData struct {
 // teacher with a margin).
 func makeNTKData(seed uint64, n, d, m int, classify bool) ntkData {
 	r := rand.New(rand.NewPCG(seed, 0x4e544b))
-	a, b := unitVector(r, d), unitVector(r, d)
+	a, b := cases.RandomUnit(r, d), cases.RandomUnit(r, d)
 	teacher := func(x []float64) float64 { return math.Sin(2*floats.Dot(a, x)) + floats.Dot(b, x) }
 	x := make([]float64, n*d)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
 		for {
-			copy(x[i*d:], unitVector(r, d))
+			copy(x[i*d:], cases.RandomUnit(r, d))
 			t := teacher(x[i*d : (i+1)*d])
 			if !classify {
 				y[i] = t
@@ -59,25 +60,12 @@ func makeNTKData(seed uint64, n, d, m int, classify bool) ntkData {
 	}
 	test := make([]float64, m*d)
 	for i := 0; i < m; i++ {
-		u := unitVector(r, d)
+		u := cases.RandomUnit(r, d)
 		// Uniform in the ball: radius U^{1/d}.
 		floats.Scale(math.Pow(r.Float64(), 1/float64(d)), u)
 		copy(test[i*d:], u)
 	}
 	return ntkData{train: &dataset.Dataset{N: n, D: d, X: x, Y: y}, test: test, m: m}
-}
-
-func unitVector(r *rand.Rand, d int) []float64 {
-	v := make([]float64, d)
-	for {
-		for j := range v {
-			v[j] = r.NormFloat64()
-		}
-		if nv := floats.Norm(v, 2); nv > 1e-3 {
-			floats.Scale(1/nv, v)
-			return v
-		}
-	}
 }
 
 // a1Schedule is a dynamic GRW meeting ZD Assumption 1: q^{(t)} ∝
