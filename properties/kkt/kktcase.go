@@ -36,7 +36,7 @@ type KKTCase struct {
 	Width  int // hidden width, 6…12
 	In     int // input dimension, 3…5
 	N      int // samples, 4…8
-	Loss   int // 0: exponential, 1: logistic
+	Loss   int // LossExp, LossLogistic
 	Seed   uint64
 	// Fault names an engine fault planted in the run (package faults);
 	// empty for the claims.
@@ -44,6 +44,12 @@ type KKTCase struct {
 }
 
 func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
+
+// Losses of a KKTCase (its Loss), for literal cases.
+const (
+	LossExp      = iota // exponential
+	LossLogistic        // logistic
+)
 
 func (c KKTCase) LossOf() string { return []string{"exp", "logistic"}[properties.Pick(c.Loss, 2)] }
 

@@ -24,7 +24,7 @@ const (
 // seeds, the kind of network and GRW, and the engine fault planted in the
 // runs (package faults; empty for the claims).
 type GapSweepCase struct {
-	Act        int
+	Act        int // ActTanh, ActGELU (an index into ntkActs)
 	Data, Init uint64
 	Kind       int
 	Fault      string

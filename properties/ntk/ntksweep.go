@@ -40,6 +40,13 @@ const (
 // unit) costs about three times tanh's, and the quick budget keeps to tanh.
 var ntkActs = []models.Activation{models.ActTanh, models.ActGELU}
 
+// Activations of the sweeps' cases (their Act, an index into ntkActs), for
+// literal cases.
+const (
+	ActTanh = iota
+	ActGELU
+)
+
 func trainAct(r *properties.Runner, i int) models.Activation {
 	if r.Long() {
 		return ntkActs[properties.Pick(i, len(ntkActs))]
