@@ -131,7 +131,8 @@ func (p *Package) Refs() map[string]map[string][]string {
 			}
 			return true
 		})
-		ast.Inspect(f, func(n ast.Node) bool {
+		var walk func(n ast.Node) bool
+		walk = func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CompositeLit:
 				for _, e := range n.Elts {
@@ -150,11 +151,12 @@ func (p *Package) Refs() map[string]map[string][]string {
 				if fs := methods[n.Sel.Name]; len(fs) == 1 && !fields[n.Sel.Name] && !imported {
 					add(fs[0], "."+n.Sel.Name)
 				}
-				ast.Inspect(n.X, func(m ast.Node) bool { return visitIdent(m, keys, decl, add) })
+				ast.Inspect(n.X, walk) // not n.Sel: a field or a method
 				return false
 			}
 			return visitIdent(n, keys, decl, add)
-		})
+		}
+		ast.Inspect(f, walk)
 		out[name] = map[string][]string{}
 		for b, whats := range to {
 			var list []string
