@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
@@ -11,7 +13,6 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 	regressionth "github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
-	"gonum.org/v1/gonum/floats"
 )
 
 // grwDistanceFigures draws the relative distance ‖θ_t − θ*‖/‖θ*‖ to the ERM
