@@ -44,7 +44,6 @@ func (c GapSweepCase) WithFault(name string) any { c.Fault = name; return c }
 const (
 	gapSteps       = 60000
 	linStepsFactor = 10
-	gapEvery       = 10       // test outputs recorded every 10 steps for sup_t
 	gapStopLog     = -46.0517 // log 1e-20
 )
 
