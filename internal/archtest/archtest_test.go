@@ -14,13 +14,6 @@ const (
 	MaxLines = 4000
 )
 
-// tangled lists the packages whose files still refer to each other in a
-// cycle (issue 27): each is to be untangled and removed from the list; a
-// package listed here that has no cycle fails the test too.
-var tangled = map[string]bool{
-	"theorems/lossassumptions": true,
-}
-
 // root is the module's root, from this package's directory.
 const root = "../.."
 
@@ -62,12 +55,6 @@ func TestNoFileCycles(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		g := p.Graph()
 		c := Cycle(g)
-		if tangled[rel] {
-			if c == nil {
-				t.Errorf("%s: no cycle left: remove it from tangled", rel)
-			}
-			c = nil
-		}
 		if c != nil {
 			t.Errorf("%s: the files refer to each other in a cycle: %s (move the declaration to the file of its one idea)", rel, formatCycle(c, p.Refs()))
 			for _, comp := range Tangles(g) {
