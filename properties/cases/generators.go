@@ -1,9 +1,10 @@
 package cases
 
 import (
-	"github.com/implicitbias/implicitbias/properties"
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
+
+	"github.com/implicitbias/implicitbias/properties"
 )
 
 // Variant selects what a generated architecture breaks.
@@ -21,7 +22,7 @@ const (
 
 // GenArch generates architectures: depth 1–5, widths 1–64, every
 // homogeneous activation, linear, deep linear, MLP, 1-D CNN and 2-D CNN
-// families (archcase2d.go: 4×4…8×8 images of 1–3 channels, stride, padding,
+// families (archcase.go, spec2D: 4×4…8×8 images of 1–3 channels, stride, padding,
 // max and average pooling, as in LL's MNIST network), scalar or
 // multi-class outputs. The variants are the negative controls.
 func GenArch(v Variant) properties.Gen[ArchCase] {

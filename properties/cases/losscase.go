@@ -22,6 +22,16 @@ var BinaryLosses = []string{"exp", "logistic", "poly"}
 // allLosses adds the multi-class and regression losses.
 var allLosses = []string{"exp", "logistic", "poly", "ce", "squared"}
 
+// Losses of a LossCase (its Loss, an index into allLosses; the first three
+// into BinaryLosses too), for literal cases.
+const (
+	LossExp = iota
+	LossLogistic
+	LossPoly
+	LossCE
+	LossSquared
+)
+
 // LossCase is an architecture with a loss and random targets: a training
 // objective at a random point.
 type LossCase struct {

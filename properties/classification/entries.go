@@ -1,16 +1,11 @@
 package classification
 
 import (
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
-	"github.com/implicitbias/implicitbias/dataset"
-	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -79,37 +74,6 @@ func iwDirectionProperty(name string, override int) properties.Property[ClassCas
 // nothing).
 var pathRadii = []float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
 
-// rays computes θ_R = argmin_{‖θ‖≤R} Σ_i w_i ℓ(y_i⟨θ, x_i⟩) at the radii
-// (increasing), each from the previous one (the first from the SVM
-// direction): never from a trajectory under test. fault names an engine
-// fault planted in the objective, for ZD-PT, whose claim is about the
-// paths themselves ("" for a path that is a reference, as ZD-T8's).
-func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, fault string) ([]grwclass.PathRay, error) {
-	obj, err := LinearObjective(data, 1, loss)
-	if err != nil {
-		return nil, err
-	}
-	if obj, _, err = properties.Plant(fault, obj, nil); err != nil {
-		return nil, err
-	}
-	if err := obj.SetWeights(w); err != nil {
-		return nil, err
-	}
-	sol, err := numerics.HardMarginSVM(mat.NewDense(data.N, data.D, data.X), data.Y, nil)
-	if err != nil {
-		return nil, err
-	}
-	th := sol.Direction()
-	var out []grwclass.PathRay
-	for _, radius := range radii {
-		if _, err := train.MinimizeOnBall(obj, th, radius, nil); err != nil {
-			return nil, fmt.Errorf("path at R = %g: %w", radius, err)
-		}
-		out = append(out, grwclass.PathRay{R: radius, ThetaR: append([]float64(nil), th...)})
-	}
-	return out, nil
-}
-
 // pathProperty trains a case (loss override, −1 for its own), computes the
 // path under the run's limit weights (its last recorded weights: the
 // schemes of ZD-T8 converge, Assumption 1) and applies ZD-T8's check.
@@ -141,17 +105,6 @@ func pathProperty(name string, override int, schemes []int) properties.Property[
 // polyRadii are the radii of ZD-PT's paths: the path approaches its limit
 // at rate O(1/R), so R = 10⁴ puts it within ~10⁻⁴ of it.
 var polyRadii = []float64{10, 100, 1000, 10000}
-
-// twoWeightings returns ERM's weights and the case's random importance
-// weights (M ≥ 4 so that the two limits are clearly apart).
-func twoWeightings(c ClassCase) [2][]float64 {
-	c.LogM = math.Max(c.LogM, math.Log(4))
-	erm := make([]float64, c.n())
-	for i := range erm {
-		erm[i] = 1
-	}
-	return [2][]float64{erm, c.ImportanceWeights()}
-}
 
 func polyLimitProperty(name string, lossID int) properties.Property[ClassCase] {
 	return properties.Property[ClassCase]{Name: name, Gen: GenClass(false, []int{LossPoly}, []int{SchemeRandomIW}), Check: func(r *properties.Runner, x ClassCase) theorems.Verdict {

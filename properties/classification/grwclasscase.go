@@ -192,29 +192,16 @@ func gapOK(sol *numerics.SVM) bool {
 // separableUnitData draws n unit vectors in d dimensions labelled by a
 // random unit teacher u, keeping those with |⟨u, x⟩| ≥ minProj.
 func separableUnitData(r *rand.Rand, n, d int, minProj float64) *dataset.Dataset {
-	u := randomUnit(r, d)
+	u := cases.RandomUnit(r, d)
 	ds := &dataset.Dataset{N: n, D: d}
 	for len(ds.Y) < n {
-		x := randomUnit(r, d)
+		x := cases.RandomUnit(r, d)
 		if p := floats.Dot(u, x); math.Abs(p) >= minProj {
 			ds.X = append(ds.X, x...)
 			ds.Y = append(ds.Y, math.Copysign(1, p))
 		}
 	}
 	return ds
-}
-
-func randomUnit(r *rand.Rand, d int) []float64 {
-	for {
-		x := make([]float64, d)
-		for i := range x {
-			x[i] = r.NormFloat64()
-		}
-		if nrm := floats.Norm(x, 2); nrm > 0 {
-			floats.Scale(1/nrm, x)
-			return x
-		}
-	}
 }
 
 // ImportanceWeights returns the static weights of SchemeRandomIW: w_i =
@@ -296,7 +283,7 @@ func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval
 	le, err := g.Optimizer.Step(obj, theta, ev)
 	if err == nil {
 		g.t++
-		g.logT = logAddExp(g.logT, le)
+		g.logT = numerics.LogAddExp(g.logT, le)
 		g.sum.Add(le, obj)
 		g.logEta = le
 	}
@@ -307,14 +294,6 @@ func (g *grwRecorder) Reset(p int) {
 	if r, ok := g.Optimizer.(train.Resetter); ok {
 		r.Reset(p)
 	}
-}
-
-func logAddExp(a, b float64) float64 {
-	if math.IsInf(a, -1) {
-		return b
-	}
-	m := math.Max(a, b)
-	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
 }
 
 // GRWRun trains θ (in place) with opt under the scheme w (nil: the
@@ -477,12 +456,12 @@ func (c MultiCase) Data() *dataset.Dataset {
 		r := rand.New(rand.NewPCG(c.Seed, 71+try))
 		teacher := make([][]float64, k)
 		for j := range teacher {
-			teacher[j] = randomUnit(r, d)
+			teacher[j] = cases.RandomUnit(r, d)
 		}
 		ds := &dataset.Dataset{N: n, D: d}
 		seen := make([]bool, k)
 		for tries := 0; len(ds.Y) < n && tries < 10000; tries++ {
-			x := randomUnit(r, d)
+			x := cases.RandomUnit(r, d)
 			best, second := -1, -1
 			s := make([]float64, k)
 			for j := range teacher {

@@ -32,28 +32,6 @@ import (
 // as the engine offers them (they reach log 𝓛 far below what constant steps
 // reach in the quick budget, which is what the slow x² nets need).
 
-// Plan is a GD run plan: its length and the size of its windows of
-// consecutive recorded steps.
-type Plan struct{ Steps, Burst int }
-
-// Plan returns the run length and window size of a case: windows of 32
-// steps for ReLU networks, whose gradient-descent iterates zigzag across
-// kinks (kkt.MeasureKKTWindow), single records for smooth models. The
-// lengths are those at which the quantities of LL-4.4/A9 have halved from
-// their peak in at least 90% of the generated cases (x² nets need far
-// longer and run only under IMPLICITBIAS_BUDGET=long).
-func (c KKTCase) Plan(r *properties.Runner) Plan {
-	switch c.family() {
-	case KKTLinear:
-		return Plan{r.Steps(200000), 1}
-	case KKTReLU:
-		return Plan{r.Steps(50000), 32}
-	case KKTQuad:
-		return Plan{r.Steps(200000), 1}
-	}
-	return Plan{r.Steps(50000), 1}
-}
-
 // kktRun is a cached run of a KKTCase. Every trajectory the family's
 // claims judge comes from the runner's cache "kktRuns" through one of the
 // sources below, built once per case and budget: LL-4.4, LL-A9 and LL-4.5
@@ -430,7 +408,7 @@ func Entries() (es []properties.Entry) {
 		return kktth.BetaConvergence(b.Obj, tr, 0)
 	}
 	kktEntry := trajectoryEntry("LL-4.4", kkt, kktUndecided, "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry")
-	kktEntry.Figures = kktFigures
+	kktEntry.Figures = kktFigures(planRun.run)
 	es = append(es, kktEntry)
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
 		Claims: []properties.Prop{separatedPointProperty("random separated θ (teacher + noise, scaled), all section-C families", func(b *KKTBuilt, θ []float64) theorems.Verdict {

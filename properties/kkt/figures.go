@@ -7,18 +7,24 @@ import (
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/theorems"
 	kktth "github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // kktFigures draws the KKT residuals ε, δ and 1 − β of θ̃ = θ/q_min^{1/L}
-// against log T along one GD run of a ReLU network (LL-4.4).
-func kktFigures(r *properties.Runner) []theorems.Figure {
+// against log T along one GD run of a ReLU network (LL-4.4), which run
+// trains (the entry passes its cached GD runs, planRun).
+func kktFigures(run func(*properties.Runner, KKTCase) (*KKTBuilt, *train.Trajectory, error)) func(*properties.Runner) []theorems.Figure {
+	return func(r *properties.Runner) []theorems.Figure { return kktFigure(r, run) }
+}
+
+func kktFigure(r *properties.Runner, run func(*properties.Runner, KKTCase) (*KKTBuilt, *train.Trajectory, error)) []theorems.Figure {
 	seed := r.Seed
 	cs := properties.Sample(GenKKT(KKTReLU), seed, 1)
 	if len(cs) == 0 {
 		return nil
 	}
 	c := cs[0]
-	b, tr, err := planRun.run(r, c)
+	b, tr, err := run(r, c)
 	if err != nil {
 		return nil
 	}

@@ -36,7 +36,7 @@ type KKTCase struct {
 	Width  int // hidden width, 6…12
 	In     int // input dimension, 3…5
 	N      int // samples, 4…8
-	Loss   int // 0: exponential, 1: logistic
+	Loss   int // LossExp, LossLogistic
 	Seed   uint64
 	// Fault names an engine fault planted in the run (package faults);
 	// empty for the claims.
@@ -44,6 +44,12 @@ type KKTCase struct {
 }
 
 func (c KKTCase) family() int { return ((c.Family % numKKTFamilies) + numKKTFamilies) % numKKTFamilies }
+
+// Losses of a KKTCase (its Loss), for literal cases.
+const (
+	LossExp      = iota // exponential
+	LossLogistic        // logistic
+)
 
 func (c KKTCase) LossOf() string { return []string{"exp", "logistic"}[properties.Pick(c.Loss, 2)] }
 
@@ -310,3 +316,25 @@ var (
 	kktUndecided  = kktRates{linearGD: properties.Rate{Count: 38, Of: 300}, netsGD: properties.Rate{Count: 3, Of: 300}, flows: properties.Rate{Count: 1, Of: 300}}
 	betaUndecided = kktRates{linearGD: properties.Rate{Count: 11, Of: 300}, netsGD: properties.Rate{Count: 3, Of: 300}, flows: properties.Rate{Count: 1, Of: 300}}
 )
+
+// Plan is a GD run plan: its length and the size of its windows of
+// consecutive recorded steps.
+type Plan struct{ Steps, Burst int }
+
+// Plan returns the run length and window size of a case: windows of 32
+// steps for ReLU networks, whose gradient-descent iterates zigzag across
+// kinks (kkt.MeasureKKTWindow), single records for smooth models. The
+// lengths are those at which the quantities of LL-4.4/A9 have halved from
+// their peak in at least 90% of the generated cases (x² nets need far
+// longer and run only under IMPLICITBIAS_BUDGET=long).
+func (c KKTCase) Plan(r *properties.Runner) Plan {
+	switch c.family() {
+	case KKTLinear:
+		return Plan{r.Steps(200000), 1}
+	case KKTReLU:
+		return Plan{r.Steps(50000), 32}
+	case KKTQuad:
+		return Plan{r.Steps(200000), 1}
+	}
+	return Plan{r.Steps(50000), 1}
+}

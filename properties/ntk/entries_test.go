@@ -28,7 +28,7 @@ func TestZD_T4_L5_WidthScaling(t *testing.T) { Assert(t, "ZD-T4/L5") }
 // GOMAXPROCS (each run is deterministic for its seed, the kernels' sums do
 // not depend on the threads, and every job writes only its own result).
 func TestNTKSweepDeterministic(t *testing.T) {
-	c := GapSweepCase{Act: 1, Data: 11, Init: 5}
+	c := GapSweepCase{Act: ActGELU, Data: 11, Init: 5}
 	d := makeNTKData(c.Data, NTKN, NTKD, ntkTest, false)
 	jobs := []struct {
 		w    int

@@ -24,7 +24,7 @@ const (
 // seeds, the kind of network and GRW, and the engine fault planted in the
 // runs (package faults; empty for the claims).
 type GapSweepCase struct {
-	Act        int
+	Act        int // ActTanh, ActGELU (an index into ntkActs)
 	Data, Init uint64
 	Kind       int
 	Fault      string
@@ -44,7 +44,6 @@ func (c GapSweepCase) WithFault(name string) any { c.Fault = name; return c }
 const (
 	gapSteps       = 60000
 	linStepsFactor = 10
-	gapEvery       = 10       // test outputs recorded every 10 steps for sup_t
 	gapStopLog     = -46.0517 // log 1e-20
 )
 

@@ -15,7 +15,7 @@ import (
 // hidden layer at 4 units while the second grows, so that not every width
 // tends to infinity (Lemma 3's hypothesis).
 type KernelSweepCase struct {
-	Act        int
+	Act        int // ActTanh, ActGELU (an index into ntkActs)
 	Data, Init uint64
 	Bottleneck bool
 	// Fault names an engine fault planted in the network (package

@@ -23,22 +23,17 @@ import (
 	ntkth "github.com/implicitbias/implicitbias/theorems/ntk"
 )
 
-// Problem sizes of section F. n = 6 training inputs on the unit sphere of
-// ℝ⁸ keep the NTK Gram matrix well conditioned for tanh and GELU
-// (κ(Θ^{(0)}) ≈ 20–40 at these sizes), so that GD interpolates in a few
-// hundred steps at every width. Softplus, whose mean log 2 puts a large
-// constant mode in the kernel (κ ≈ 3·10³ on the same data), is left out of
-// the generated sweeps for that reason only.
-const (
-	NTKN    = 6
-	NTKD    = 8
-	ntkTest = 16
-)
-
 // ntkActs are the activations of the generated sweeps (ZD Assumption 2).
 // The training sweeps use trainActs: GELU's exact σ (erfc and exp per
 // unit) costs about three times tanh's, and the quick budget keeps to tanh.
 var ntkActs = []models.Activation{models.ActTanh, models.ActGELU}
+
+// Activations of the sweeps' cases (their Act, an index into ntkActs), for
+// literal cases.
+const (
+	ActTanh = iota
+	ActGELU
+)
 
 func trainAct(r *properties.Runner, i int) models.Activation {
 	if r.Long() {
@@ -125,27 +120,6 @@ func sweepFailed(err error) theorems.Verdict {
 	return properties.BuildFailed(err)
 }
 
-// drift extrapolates the movement of the last records: with m₂ the largest
-// change over the last w records and m₁ over the w before, the remaining
-// movement of a geometric decay with ratio ρ = m₂/m₁ is m₂ρ/(1 − ρ); +Inf
-// when it does not decay (or the trace is too short).
-func drift(out [][]float64, w int) float64 {
-	K := len(out) - 1
-	if K < 2*w {
-		return math.Inf(1)
-	}
-	m1 := maxAbsDiff(out[K-w], out[K-2*w])
-	m2 := maxAbsDiff(out[K], out[K-w])
-	if m2 == 0 {
-		return 0
-	}
-	rho := m2 / m1
-	if !(rho < 1) {
-		return math.Inf(1)
-	}
-	return m2 * rho / (1 - rho)
-}
-
 // a1At is the weight function of the A1 schedule of a data seed.
 func a1At(data uint64) func(int, []float64) {
 	s, _, _ := a1Schedule(data, NTKN)
@@ -205,19 +179,6 @@ func newNTKStart(spec string, f faults.Fault, d ntkData, width int, seed uint64)
 	wL, _ := net.Layer(s.theta0, net.Depth())
 	s.lastNorm = floats.Norm(wL, 2)
 	return s, nil
-}
-
-// symmetrized returns the symmetric part (K + Kᵀ)/2 of the n×n kernel
-// matrix k (row-major): rounding leaves a Gram matrix computed entry by
-// entry a few ulps from symmetric.
-func symmetrized(k []float64, n int) *mat.SymDense {
-	sym := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, 0.5*(k[i*n+j]+k[j*n+i]))
-		}
-	}
-	return sym
 }
 
 // widestFirst is the job order of a sweep of s: job j trains width

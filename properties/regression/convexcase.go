@@ -255,10 +255,10 @@ func (c ConvexCase) Run() (regressionth.GDRateCase, error) {
 	steps := make([]float64, len(tr.Records)-1)
 	for i, rec := range tr.Records {
 		f[i] = convexValue(ds, q, center, mu, c.Logistic, rec.Theta)
-		distSq[i] = dist(rec.Theta, xstar)
+		distSq[i] = floats.Distance(rec.Theta, xstar, 2)
 		distSq[i] *= distSq[i]
 		if i > 0 {
-			steps[i-1] = dist(rec.Theta, tr.Records[i-1].Theta)
+			steps[i-1] = floats.Distance(rec.Theta, tr.Records[i-1].Theta, 2)
 		}
 	}
 	if diverged {

@@ -318,7 +318,7 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, regressionth.RegressionCase, 
 		if err != nil {
 			return nil, rc, nil, err
 		}
-		row := Fig1Row{Scheme: w.Scheme().String(), Distance: dist(run.Theta, star), Risk: rc.Risk(run.Theta), Norm: floats.Norm(run.Theta, 2), Steps: run.Steps}
+		row := Fig1Row{Scheme: w.Scheme().String(), Distance: floats.Distance(run.Theta, star, 2), Risk: rc.Risk(run.Theta), Norm: floats.Norm(run.Theta, 2), Steps: run.Steps}
 		row.RelDistance = row.Distance / floats.Norm(star, 2)
 		if opt == OptGD {
 			v := interpolatorVerdict(run)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
@@ -11,7 +13,6 @@ import (
 	"github.com/implicitbias/implicitbias/theorems"
 	regressionth "github.com/implicitbias/implicitbias/theorems/regression"
 	"github.com/implicitbias/implicitbias/train"
-	"gonum.org/v1/gonum/floats"
 )
 
 // grwDistanceFigures draws the relative distance ‖θ_t − θ*‖/‖θ*‖ to the ERM
@@ -71,7 +72,7 @@ func grwDistanceFigures(r *properties.Runner) []theorems.Figure {
 		var x, y []float64
 		for _, r := range tr.Records {
 			x = append(x, float64(r.Step))
-			y = append(y, math.Log10(math.Max(dist(r.Theta, star)/floats.Norm(star, 2), 1e-17)))
+			y = append(y, math.Log10(math.Max(floats.Distance(r.Theta, star, 2)/floats.Norm(star, 2), 1e-17)))
 		}
 		f.Series = append(f.Series, theorems.Series{Name: v.name, X: x, Y: y})
 	}

@@ -362,7 +362,7 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 			return errConverged
 		}
 		if k := o.stationaryEvery; k > 0 && t%k == 0 {
-			if dist(theta, run.Prev) <= 0.1*regressionth.StationaryShare*regressionth.RegularizedLimitBound*floats.Norm(theta, 2) {
+			if floats.Distance(theta, run.Prev, 2) <= 0.1*regressionth.StationaryShare*regressionth.RegularizedLimitBound*floats.Norm(theta, 2) {
 				return errConverged // Prev stays θ_{t−k}
 			}
 			copy(run.Prev, theta)
@@ -402,16 +402,6 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 	return run, nil
 }
 
-// dist returns ‖a − b‖.
-func dist(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return math.Sqrt(s)
-}
-
 // residual returns ‖Xθ − y‖.
 func residual(ds *dataset.Dataset, theta []float64) float64 {
 	var s float64
@@ -420,4 +410,23 @@ func residual(ds *dataset.Dataset, theta []float64) float64 {
 		s += r * r
 	}
 	return math.Sqrt(s)
+}
+
+// firstWeights returns q^{(0)} of the case's scheme at θ₀.
+func (c RegressionCase) firstWeights() ([]float64, error) {
+	ds, theta0 := c.Problem()
+	w, err := c.Weighting(ds.N)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Start(ds); err != nil {
+		return nil, err
+	}
+	ll := make([]float64, ds.N)
+	for i := range ll {
+		r := floats.Dot(ds.Row(i), theta0) - ds.Y[i]
+		ll[i] = 2*math.Log(math.Abs(r)) - math.Ln2
+	}
+	q := make([]float64, ds.N)
+	return q, w.Update(0, ll, q)
 }

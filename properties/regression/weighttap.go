@@ -58,22 +58,3 @@ func weightFaultActs(name string, q []float64) bool {
 	}
 	return false
 }
-
-// firstWeights returns q^{(0)} of the case's scheme at θ₀.
-func (c RegressionCase) firstWeights() ([]float64, error) {
-	ds, theta0 := c.Problem()
-	w, err := c.Weighting(ds.N)
-	if err != nil {
-		return nil, err
-	}
-	if err := w.Start(ds); err != nil {
-		return nil, err
-	}
-	ll := make([]float64, ds.N)
-	for i := range ll {
-		r := floats.Dot(ds.Row(i), theta0) - ds.Y[i]
-		ll[i] = 2*math.Log(math.Abs(r)) - math.Ln2
-	}
-	q := make([]float64, ds.N)
-	return q, w.Update(0, ll, q)
-}

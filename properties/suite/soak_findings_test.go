@@ -54,9 +54,9 @@ func TestSoakCases(t *testing.T) {
 		// Squared losses on one sample near its fit (mlp:lrelu0.1:3x55,
 		// cnn:relu2:4c2,2c1:8): log F is singular 3.7e-5 away.
 		{"1795342569138253", "ENG-grad", "objective gradients ∇ log 𝓛",
-			cases.LossCase{Arch: cases.ArchCase{Family: cases.FamMLP, Depth: 3, Width: 55, Act: cases.ActLReLU01, In: 2, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xf5d263b72a30e096}, Loss: 4}, theorems.Holds},
+			cases.LossCase{Arch: cases.ArchCase{Family: cases.FamMLP, Depth: 3, Width: 55, Act: cases.ActLReLU01, In: 2, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xf5d263b72a30e096}, Loss: cases.LossSquared}, theorems.Holds},
 		{"1795342569154091", "ENG-grad", "objective gradients ∇ log 𝓛",
-			cases.LossCase{Arch: cases.ArchCase{Family: cases.FamCNN, Depth: 3, Width: 43, Act: cases.ActReLU2, In: 5, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xcc47b97287dc0bb}, Loss: 4}, theorems.Holds},
+			cases.LossCase{Arch: cases.ArchCase{Family: cases.FamCNN, Depth: 3, Width: 43, Act: cases.ActReLU2, In: 5, Outputs: 4, Samples: 1, Conv: 2, Seed: 0xcc47b97287dc0bb}, Loss: cases.LossSquared}, theorems.Holds},
 		// The too-large-step controls on linear nets in 2-D (mlp:id:2x5 in=2
 		// N=14; deeplinear:2x9 in=2), on which the margin grew at every
 		// overshooting step: no violation to see, so undecided (the
@@ -93,9 +93,9 @@ func TestSoakCases(t *testing.T) {
 		// rejected: its standard errors understated the slope's error; the
 		// jackknife's interval holds them.
 		{"1795352410080667", "ZD-L3", "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
-			ntk.KernelSweepCase{Act: 1, Data: 0x48a85882125f713c, Init: 0xee7b02b598a716b}, theorems.Holds},
+			ntk.KernelSweepCase{Act: ntk.ActGELU, Data: 0x48a85882125f713c, Init: 0xee7b02b598a716b}, theorems.Holds},
 		{"1795352410120262", "ZD-L3", "two hidden layers of width d̃ (tanh, GELU), ZD eq. (9) init",
-			ntk.KernelSweepCase{Act: 1, Data: 0xb8cee5680f0cea1c, Init: 0xed0c2d86c56bfd68}, theorems.Holds},
+			ntk.KernelSweepCase{Act: ntk.ActGELU, Data: 0xb8cee5680f0cea1c, Init: 0xed0c2d86c56bfd68}, theorems.Holds},
 		// ZD-T1's Adam control: an Adam run ended short of the interpolation tolerance (inconclusive), which the control then counted as not caught; inconclusive control cases are replaced now.
 		// controls draw 3, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): risk has not gone to 0 within the budget: ‖Xθ − y‖/σ_min = 0.127, need ≤ 4.85e-10 after …
 		{"1795317919953440", "ZD-T1", "Adam (leaves the span)", regression.RegressionCase{N: 3, Ratio: 5, Extra: 3, K: 3, Scheme: cases.SchemeGroupDRO, Param: 0.8104178982182312, Opt: regression.OptAdam, Seed: 0x2b7477ea3c3e8397}, theorems.Inconclusive},
@@ -103,19 +103,19 @@ func TestSoakCases(t *testing.T) {
 		{"1795317919953440", "ZD-T1", "Adam (leaves the span)", regression.RegressionCase{N: 3, Ratio: 2, Extra: 1, K: 3, Scheme: cases.SchemeChiSquare, Param: 0.6791913017777667, Opt: regression.OptAdam, Seed: 0x9356e6da248b49f7}, theorems.Violated},
 		// LL-4.4 on linear GD gave up at its first inconclusive case (n/10 = 0.8 allowed); the claim now declares its measured rate (DiscardAllowance).
 		// claims draw 1, undecided at the seed (the kind of case the finding was about): inconclusive (0.165 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 5, N: 4, Loss: 0, Seed: 0x267cd8bd3b0de559}, theorems.Inconclusive},
+		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 5, N: 4, Loss: kkt.LossExp, Seed: 0x267cd8bd3b0de559}, theorems.Inconclusive},
 		// claims draw 2, undecided at the seed (the kind of case the finding was about): inconclusive (0.17 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 11, In: 3, N: 4, Loss: 0, Seed: 0x103d871c524a7c8}, theorems.Inconclusive},
+		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 11, In: 3, N: 4, Loss: kkt.LossExp, Seed: 0x103d871c524a7c8}, theorems.Inconclusive},
 		// claims draw 5, undecided at the seed (the kind of case the finding was about): inconclusive (0.084 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 10, In: 4, N: 8, Loss: 0, Seed: 0x72b6c6634d48b5e8}, theorems.Inconclusive},
+		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 10, In: 4, N: 8, Loss: kkt.LossExp, Seed: 0x72b6c6634d48b5e8}, theorems.Inconclusive},
 		// claims draw 8, undecided at the seed (the kind of case the finding was about): inconclusive (0.219 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 5, N: 5, Loss: 1, Seed: 0xca75a7af23f698d0}, theorems.Inconclusive},
+		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 5, N: 5, Loss: kkt.LossLogistic, Seed: 0xca75a7af23f698d0}, theorems.Inconclusive},
 		// claims draw 4, the worst of the seed's draws: holds (0.371 vs bound 1): 28 windows after t0, 153 pairs in the second half (log ρ); worst: steps 191751–200000 …
-		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 11, In: 4, N: 8, Loss: 0, Seed: 0x25d7c47b5e736e97}, theorems.Holds},
+		{"1795317920000954", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 11, In: 4, N: 8, Loss: kkt.LossExp, Seed: 0x25d7c47b5e736e97}, theorems.Holds},
 		// claims draw 6, the worst of the seed's draws: holds (0.623 vs bound 1): 20 windows after t0, 78 pairs in the second half (log ρ); worst: steps 37876–50000: smallest …
-		{"1795317920000954", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 7, In: 4, N: 5, Loss: 1, Seed: 0xa21837f59ff41bfe}, theorems.Holds},
+		{"1795317920000954", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 7, In: 4, N: 5, Loss: kkt.LossLogistic, Seed: 0xa21837f59ff41bfe}, theorems.Holds},
 		// claims draw 2, the worst of the seed's draws: holds (0.986 vs bound 1): 57 windows after t0, 253 pairs in the second half (log ρ); worst: steps 2539–2541: smallest …
-		{"1795317920000954", "LL-4.4", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 11, In: 3, N: 4, Loss: 0, Seed: 0x103d871c524a7c8}, theorems.Holds},
+		{"1795317920000954", "LL-4.4", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 11, In: 3, N: 4, Loss: kkt.LossExp, Seed: 0x103d871c524a7c8}, theorems.Holds},
 		// LL-4.1's too-large-step control: an inconclusive case (the flow never separated) was shrunk to a 1-D linear case reported holds; inconclusive control cases are replaced now.
 		// controls draw 15, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): degenerate case: the flow did not separate the data.
 		{"1795317919969278", "LL-4.1", "GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", margins.FlowCase{Data: cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamMLP, Depth: 2, Width: 8, Act: cases.ActReLU3, In: 2, Samples: 1, Seed: 0x81a4ade05d9e705e}, N: 12, Classes: 2, Separable: true, MarginFrac: 0.45417935995470715}, Loss: 1, Losses: []string{"exp", "logistic"}, Noise: 0.17261272777600217, Seed: 0x5534dcdabd854458}, theorems.Inconclusive},
@@ -127,13 +127,13 @@ func TestSoakCases(t *testing.T) {
 		// controls draw 1, the caught case closest to a miss: violated (2.26e+09 vs bound 1): γ̃ decreased beyond the error bound: step 4→5: log γ̃ -2.10360811532082 → …
 		{"1795317919993035", "LL-F", "GD with η = max(100/κ, ρ₀/‖∇𝓛‖)", margins.FlowCase{Data: cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamDeepLinear, Depth: 2, Width: 6, Act: cases.ActReLU3, In: 3, Samples: 1, Seed: 0x2da787347066f1b4}, N: 10, Classes: 3, Separable: true, MarginFrac: 0.4390079565659083}, Loss: 0, Losses: []string{"ce"}, Noise: 0.13067756804539585, Seed: 0x5da37b51547ab78a}, theorems.Violated},
 		// claims draw 2, undecided at the seed (the kind of case the finding was about): inconclusive (0.514 vs bound 0.5): θ̂ still moves (0.097 rad over the second half) and the quantity has not yet halved …
-		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 7, In: 5, N: 4, Loss: 1, Seed: 0xc881cf04e543ba27}, theorems.Inconclusive},
+		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 7, In: 5, N: 4, Loss: kkt.LossLogistic, Seed: 0xc881cf04e543ba27}, theorems.Inconclusive},
 		// claims draw 4, undecided at the seed (the kind of case the finding was about): inconclusive (0.525 vs bound 0.5): θ̂ still moves (0.077 rad over the second half) and the quantity has not yet halved …
-		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 12, In: 5, N: 7, Loss: 1, Seed: 0xd33c8aeb569fee28}, theorems.Inconclusive},
+		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 12, In: 5, N: 7, Loss: kkt.LossLogistic, Seed: 0xd33c8aeb569fee28}, theorems.Inconclusive},
 		// claims draw 9, the worst of the seed's draws: holds (0.484 vs bound 0.5): 19 windows after t0: ∠(θ, w*) 0.7999 rad (peak 0.7999) → 0.3875 (×0.484); ‖w*‖ 1.123 → 1.265.
-		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 10, In: 5, N: 7, Loss: 1, Seed: 0x373206c94ec3ec8b}, theorems.Holds},
+		{"1795317919993035", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 10, In: 5, N: 7, Loss: kkt.LossLogistic, Seed: 0x373206c94ec3ec8b}, theorems.Holds},
 		// claims draw 8, the worst of the seed's draws: holds (0.215 vs bound 0.5): 56 windows after t0: ∠(θ, w*) 0.9503 rad (peak 0.9503) → 0.2041 (×0.215); ‖w*‖ 0.5861 → …
-		{"1795317919993035", "LL-4.5", "gradient flow, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 8, In: 5, N: 4, Loss: 0, Seed: 0x4aedec94800120eb}, theorems.Holds},
+		{"1795317919993035", "LL-4.5", "gradient flow, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 8, In: 5, N: 4, Loss: kkt.LossExp, Seed: 0x4aedec94800120eb}, theorems.Holds},
 		// XY-P2's S^⊥ residual doubled (8.4 → 16.7) while Π_S θ was still far from θ̃(w); XY-P2 decides by computed limits now.
 		// claims draw 1, the finding's case cannot be told apart: all three generated draws: holds (0.933 vs bound 1): D_sep 5 samples, D_nonsep [5 6] (rank 1); GD replayed under w̄ from each record to the next …
 		{"1795336477017030", "XY-P2", "GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", classification.NonSepCase{D: 3, K: 1, NSep: 5, LogM: 1.5558683776342765, Ref: -1, Seed: 0x581c639da3a255e0}, theorems.Holds},
@@ -146,24 +146,24 @@ func TestSoakCases(t *testing.T) {
 		{"1795336113000100", "XY-P2", "finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", classification.NonSepCase{D: 3, K: 1, NSep: 5, LogM: 0.7388090352719106, Ref: -1, Seed: 0xb3198d9830a5df1d, Spread: true}, theorems.Violated},
 		// ZD-T8's path under Group DRO's limit weights (q = 1e-9 on a support vector) settled at ‖δ_∞‖ = 13.71 only at R ≈ 10⁵; the path's residual is compared with its computed limit now.
 		// claims draw 1, the case of the finding (‖δ_∞‖ = 13.71): holds (0.499 vs bound 1): path: ‖θ_R − R·θ̂_MM − δ_∞‖ 0.02224 at R = 1e+06 (‖δ_∞‖ 13.71; R = 1: 13.64), bound 0.0443 + …
-		{"1795336113008019", "ZD-T8", "logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", classification.ClassCase{N: 7, Extra: 1, Indep: true, Loss: 1, Scheme: cases.SchemeGroupDRO, Param: 0.3239617668267157, LogM: 1.0252008176226677, Seed: 0xc4c59c489d22acf7}, theorems.Holds},
+		{"1795336113008019", "ZD-T8", "logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", classification.ClassCase{N: 7, Extra: 1, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.3239617668267157, LogM: 1.0252008176226677, Seed: 0xc4c59c489d22acf7}, theorems.Holds},
 		// ZD-T4/L5's q_0 = 0 control: the test required the first case to be violated while the slope fit was inconclusive (upper ends −0.949, 0.279); the first decided of three counts now.
 		// controls draw 1, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): the confidence intervals of the slopes reach above −1/4 (upper bounds -0.949, 0.279) …
-		{"1795337506210173", "ZD-T4/L5", "a GRW with q_0 = 0 (Assumption 1's min q > 0)", ntk.GapSweepCase{Act: 0, Data: 0x7753c59e15768bb5, Init: 0xdf9f8cb09bfa47ab, Kind: ntk.GapZeroWeight}, theorems.Inconclusive},
+		{"1795337506210173", "ZD-T4/L5", "a GRW with q_0 = 0 (Assumption 1's min q > 0)", ntk.GapSweepCase{Act: ntk.ActTanh, Data: 0x7753c59e15768bb5, Init: 0xdf9f8cb09bfa47ab, Kind: ntk.GapZeroWeight}, theorems.Inconclusive},
 		// controls draw 2, the caught case closest to a miss: violated (-0.118 vs bound -0.25): the gaps do not fall like d̃^{−1/4}: slope of sup_t|f_lin − f| = -0.876 ± 0.340 (15 …
-		{"1795337506210173", "ZD-T4/L5", "a GRW with q_0 = 0 (Assumption 1's min q > 0)", ntk.GapSweepCase{Act: 1, Data: 0x1dc28040d5060254, Init: 0xf8d9141e880b33cc, Kind: ntk.GapZeroWeight}, theorems.Violated},
+		{"1795337506210173", "ZD-T4/L5", "a GRW with q_0 = 0 (Assumption 1's min q > 0)", ntk.GapSweepCase{Act: ntk.ActGELU, Data: 0x1dc28040d5060254, Init: 0xf8d9141e880b33cc, Kind: ntk.GapZeroWeight}, theorems.Violated},
 		// LL-lin's residual rose 1.17 → 2.67 on data with two samples just off the margin (linear in=5 N=6 loss=logistic): a decaying pull, decided by the computed limit now.
 		// claims draw 2, the case of the finding (linear in=5 N=6 loss=logistic): holds (0.0739 vs bound 1): GD's modified flow from each record to the next: largest deviation/budget 0.00125 at log T = …
-		{"1795337506059712", "LL-lin", "GD on the linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 7, In: 5, N: 6, Loss: 1, Seed: 0x7f288e94992013c7}, theorems.Holds},
+		{"1795337506059712", "LL-lin", "GD on the linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 7, In: 5, N: 6, Loss: kkt.LossLogistic, Seed: 0x7f288e94992013c7}, theorems.Holds},
 		// claims draw 4, the worst of the seed's draws: holds (0.79 vs bound 1): GD's modified flow from each record to the next: largest deviation/budget 0.00125 at log T = …
-		{"1795337506059712", "LL-lin", "GD on the linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 5, N: 4, Loss: 0, Seed: 0x9eaa010bfa882869}, theorems.Holds},
+		{"1795337506059712", "LL-lin", "GD on the linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 5, N: 4, Loss: kkt.LossExp, Seed: 0x9eaa010bfa882869}, theorems.Holds},
 		// controls draw 7, the caught case closest to a miss: violated (2.62e+11 vs bound 1): GD's modified flow from each record to the next: largest deviation/budget 2.62e+11 at …
-		{"1795337506059712", "LL-lin", "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", kkt.KKTCase{Family: kkt.KKTLinear, Width: 10, In: 4, N: 5, Loss: 0, Seed: 0x5e003540e451bd50}, theorems.Violated},
+		{"1795337506059712", "LL-lin", "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", kkt.KKTCase{Family: kkt.KKTLinear, Width: 10, In: 4, N: 5, Loss: kkt.LossExp, Seed: 0x5e003540e451bd50}, theorems.Violated},
 		// ZD-T7's Fenchel–Young gap rose 0.076 → 0.183 towards its computed limit (n=3 d=5 logistic schedule-A1).
 		// claims draw 1, the case of the finding (n=3 d=5 logistic schedule-A1): holds (0.136 vs bound 1): shown, not decided (the weights move between records, which then do not determine the weights …
-		{"1795337506020117", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 3, Extra: 2, Indep: true, Loss: 1, Scheme: cases.SchemeScheduleA1, Param: 0.7935291050617717, LogM: 0.7941693067348625, Seed: 0x539e40670e1b53b0}, theorems.Holds},
+		{"1795337506020117", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 3, Extra: 2, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeScheduleA1, Param: 0.7935291050617717, LogM: 0.7941693067348625, Seed: 0x539e40670e1b53b0}, theorems.Holds},
 		// claims draw 4, the worst of the seed's draws: holds (0.521 vs bound 1): GD's modified flow from each record to the next: largest deviation/budget 0.000826 at log T = …
-		{"1795337506020117", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 5, Extra: 0, Indep: true, Loss: 1, Scheme: classification.SchemeRandomIW, Param: 0.9615584896938818, LogM: 1.267528495266716, Seed: 0x8ff6623b76446ab6}, theorems.Holds},
+		{"1795337506020117", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 5, Extra: 0, Indep: true, Loss: classification.LossLogistic, Scheme: classification.SchemeRandomIW, Param: 0.9615584896938818, LogM: 1.267528495266716, Seed: 0x8ff6623b76446ab6}, theorems.Holds},
 		// XY-P2's finite part ended far from θ̃(w) on nearly collinear D_nonsep pairs (d=5, nonsep rank 2, n_sep=8, M=3.98): too slow a mode for the run to show the rate, undecided.
 		// claims draw 1, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): D_sep 8 samples, D_nonsep [8 9 10 11] (rank 2); GD replayed under w̄ from each record to …
 		{"1795337506336877", "XY-P2", "GD, exp loss, importance weights in [1/M, M], generated non-separable data (separable part + pairs in a subspace)", classification.NonSepCase{D: 5, K: 2, NSep: 8, LogM: 1.3814761164061165, Ref: -1, Seed: 0x3c695260a0675695}, theorems.Inconclusive},
@@ -173,33 +173,33 @@ func TestSoakCases(t *testing.T) {
 		{"1795337506336877", "XY-P2", "the six ../shared/reference nonsep files with their weights", classification.NonSepCase{D: 5, K: 2, NSep: 8, LogM: 1.3814761164061165, Ref: 1, Seed: 0x3fd4e5787417a871}, theorems.Holds},
 		// ZD-T7's residual rose 0.71 → 1.42 towards its computed limit 2.14 (n=3 d=6 exp schedule-A1).
 		// claims draw 1, the case of the finding (n=3 d=6 exp schedule-A1): holds (0.136 vs bound 1): shown, not decided (the weights move between records, which then do not determine the weights …
-		{"1795342569154091", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 3, Extra: 3, Indep: true, Loss: 0, Scheme: cases.SchemeScheduleA1, Param: 0.6489561675723018, LogM: 1.0688882890541067, Seed: 0x3f26e6722dd7a73b}, theorems.Holds},
+		{"1795342569154091", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 3, Extra: 3, Indep: true, Loss: classification.LossExp, Scheme: cases.SchemeScheduleA1, Param: 0.6489561675723018, LogM: 1.0688882890541067, Seed: 0x3f26e6722dd7a73b}, theorems.Holds},
 		// claims draw 3, the worst of the seed's draws: holds (0.958 vs bound 1): shown, not decided (the weights move between records, which then do not determine the weights …
-		{"1795342569154091", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 6, Extra: 1, Indep: true, Loss: 1, Scheme: cases.SchemeCVaR, Param: 0.10432432173653342, LogM: 1.3558147657266193, Seed: 0xc7fe6c13af559b1d}, theorems.Holds},
+		{"1795342569154091", "ZD-T7", "GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", classification.ClassCase{N: 6, Extra: 1, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeCVaR, Param: 0.10432432173653342, LogM: 1.3558147657266193, Seed: 0xc7fe6c13af559b1d}, theorems.Holds},
 		// XY-P1's polynomial-tail control (α = 1 then) went 10.4 → 30.2 against a computed limit of 19.4 (n=5 d=2 exp iw M=7.24): α = 1/2 now.
 		// controls draw 5, the case of the finding (n=5 d=2 exp iw M=7.24, computed limit 19.4): violated (1.29e+10 vs bound 1): GD's modified flow from each record to the next: largest deviation/budget 1.29e+10 at …
-		{"1795345548068000", "XY-P1", "polynomially tailed loss (ZD eq. 19, α = 1/2, β = 0), same data, scheme and run", classification.ClassCase{N: 5, Extra: 0, Loss: 0, Scheme: classification.SchemeRandomIW, Param: 0.5868022366743836, LogM: 1.9789903775033633, Seed: 0x33df43a09db2123d}, theorems.Violated},
+		{"1795345548068000", "XY-P1", "polynomially tailed loss (ZD eq. 19, α = 1/2, β = 0), same data, scheme and run", classification.ClassCase{N: 5, Extra: 0, Loss: classification.LossExp, Scheme: classification.SchemeRandomIW, Param: 0.5868022366743836, LogM: 1.9789903775033633, Seed: 0x33df43a09db2123d}, theorems.Violated},
 		// XY-P2's wrong-weights control held (1.45) on a case whose finite part's slowest mode had not relaxed by the first window.
 		// controls draw 1, the caught case closest to a miss: violated (1.67e+07 vs bound 1): D_sep 5 samples, D_nonsep [5 6] (rank 1); GD replayed under w̄ from each record to the …
 		{"1795347598097907", "XY-P2", "finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", classification.NonSepCase{D: 4, K: 1, NSep: 5, LogM: 1.5562023132993117, Ref: -1, Seed: 0x4780e76811b71982, Spread: true}, theorems.Violated},
 		// LL-4.4 on linear GD gave up at 4 inconclusive cases (ε not yet halved); η = 1 and a declared rate now.
 		// claims draw 2, undecided at the seed (the kind of case the finding was about): inconclusive (0.286 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795347598058312", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 3, N: 8, Loss: 0, Seed: 0xb6e05f86d195987f}, theorems.Inconclusive},
+		{"1795347598058312", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 3, N: 8, Loss: kkt.LossExp, Seed: 0xb6e05f86d195987f}, theorems.Inconclusive},
 		// claims draw 9, the worst of the seed's draws: holds (0.384 vs bound 1): 29 windows after t0, 171 pairs in the second half (log ρ); worst: steps 191751–200000 …
-		{"1795347598058312", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 7, In: 4, N: 8, Loss: 0, Seed: 0x73f2e7f11a6bf3b4}, theorems.Holds},
+		{"1795347598058312", "LL-4.4", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 7, In: 4, N: 8, Loss: kkt.LossExp, Seed: 0x73f2e7f11a6bf3b4}, theorems.Holds},
 		// claims draw 6, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): fewer than three recorded windows with θ after t0 (0): record θ (KeepTheta) at several …
-		{"1795347598058312", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTReLU, Width: 7, In: 5, N: 7, Loss: 1, Seed: 0xe93db02643fb1d59}, theorems.Inconclusive},
+		{"1795347598058312", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTReLU, Width: 7, In: 5, N: 7, Loss: kkt.LossLogistic, Seed: 0xe93db02643fb1d59}, theorems.Inconclusive},
 		// claims draw 3, the worst of the seed's draws: holds (0.615 vs bound 1): 24 windows after t0, 91 pairs in the second half (log ρ); worst: steps 37876–50000: smallest …
-		{"1795347598058312", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 11, In: 3, N: 7, Loss: 0, Seed: 0xfe2c4aa27fe88d2a}, theorems.Holds},
+		{"1795347598058312", "LL-4.4", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 11, In: 3, N: 7, Loss: kkt.LossExp, Seed: 0xfe2c4aa27fe88d2a}, theorems.Holds},
 		// claims draw 4, the worst of the seed's draws: holds (0.98 vs bound 1): 39 windows after t0, 210 pairs in the second half (log ρ); worst: steps 2539–2541: smallest …
-		{"1795347598058312", "LL-4.4", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 7, In: 4, N: 6, Loss: 0, Seed: 0x244702d7cba5b7b3}, theorems.Holds},
+		{"1795347598058312", "LL-4.4", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 7, In: 4, N: 6, Loss: kkt.LossExp, Seed: 0x244702d7cba5b7b3}, theorems.Holds},
 		// LL-A9 on linear GD gave up at 4 inconclusive cases (1 − β not yet halved); η = 1 and a declared rate now.
 		// claims draw 8, the worst of the seed's draws: holds (0.415 vs bound 1): 27 windows after t0, 153 pairs in the second half (log ρ); worst: steps 191751–200000 …
-		{"1795347598050393", "LL-A9", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 5, N: 8, Loss: 1, Seed: 0xef4c758772cc6fdb}, theorems.Holds},
+		{"1795347598050393", "LL-A9", "GD, linear model, exp and logistic losses", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 5, N: 8, Loss: kkt.LossLogistic, Seed: 0xef4c758772cc6fdb}, theorems.Holds},
 		// claims draw 3, the worst of the seed's draws: holds (0.55 vs bound 1): 20 windows after t0, 91 pairs in the second half (log ρ); worst: steps 37876–50000: smallest …
-		{"1795347598050393", "LL-A9", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 9, In: 3, N: 7, Loss: 1, Seed: 0xce574e8de06bf9c9}, theorems.Holds},
+		{"1795347598050393", "LL-A9", "GD, deep linear and two-layer ReLU (x² under the long budget)", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 9, In: 3, N: 7, Loss: kkt.LossLogistic, Seed: 0xce574e8de06bf9c9}, theorems.Holds},
 		// claims draw 3, the worst of the seed's draws: holds (0.987 vs bound 1): 53 windows after t0, 253 pairs in the second half (log ρ); worst: steps 2539–2541: smallest …
-		{"1795347598050393", "LL-A9", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 9, In: 3, N: 7, Loss: 1, Seed: 0xce574e8de06bf9c9}, theorems.Holds},
+		{"1795347598050393", "LL-A9", "gradient flow, linear, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 9, In: 3, N: 7, Loss: kkt.LossLogistic, Seed: 0xce574e8de06bf9c9}, theorems.Holds},
 		// XY-P2's wrong-weights control held on a case whose slowest mode had relaxed past cω·T = 1/2 but not far enough; the finite test decides from cω·T = 2 now.
 		// controls draw 3, the caught case closest to a miss: violated (1.13e+07 vs bound 1): D_sep 8 samples, D_nonsep [8 9] (rank 1); GD replayed under w̄ from each record to the …
 		{"1795352410104424", "XY-P2", "finite part compared with θ̃ of uniform weights while the run used the case's weights, each D_nonsep pair weighted M and 1/M (θ̃ depends on w)", classification.NonSepCase{D: 3, K: 1, NSep: 8, LogM: 1.4342174344465624, Ref: -1, Seed: 0xd08f7d235bfd2116, Spread: true}, theorems.Violated},
@@ -207,25 +207,25 @@ func TestSoakCases(t *testing.T) {
 		// controls draw 38, the caught case closest to a miss: violated (0.124 vs bound 1e-06): input 3 output 0: ‖fd − ∇‖/‖∇‖ = 0.124 over 256 coordinates; coordinate 23: finite …
 		{"1795354210101905", "ENG-grad", "wrong backward pass (first block's gradient in reversed layout)", cases.ArchCase{Family: cases.FamDeepLinear, Depth: 3, Width: 48, Act: cases.ActLReLU03, In: 3, Outputs: 4, Samples: 4, Conv: 2, Seed: 0xefd5754706e6453b}, theorems.Violated},
 		// controls draw 1, undecided at the seed (the kind of case the finding was about): inconclusive (NaN vs bound 0): confidence half-width 1.23 exceeds 0.5: too few seeds to tell the rate; slope of log Var …
-		{"1795354210101905", "ZD-L3", "first hidden layer fixed at 4 units, second of width d̃", ntk.KernelSweepCase{Act: 1, Data: 0x3a42035ec4c972a5, Init: 0x46e4e381fb5deaea, Bottleneck: true}, theorems.Inconclusive},
+		{"1795354210101905", "ZD-L3", "first hidden layer fixed at 4 units, second of width d̃", ntk.KernelSweepCase{Act: ntk.ActGELU, Data: 0x3a42035ec4c972a5, Init: 0x46e4e381fb5deaea, Bottleneck: true}, theorems.Inconclusive},
 		// controls draw 2, the caught case closest to a miss: violated (1 vs bound 0.407): slope of log Var Θ^{(0)} vs log width = 0.002 ± 0.407 (6 points; jackknife SE 0.0913 over …
-		{"1795354210101905", "ZD-L3", "first hidden layer fixed at 4 units, second of width d̃", ntk.KernelSweepCase{Act: 1, Data: 0xc3b786b90ee64b0f, Init: 0x4e7544283e005bec, Bottleneck: true}, theorems.Violated},
+		{"1795354210101905", "ZD-L3", "first hidden layer fixed at 4 units, second of width d̃", ntk.KernelSweepCase{Act: ntk.ActGELU, Data: 0xc3b786b90ee64b0f, Init: 0x4e7544283e005bec, Bottleneck: true}, theorems.Violated},
 		// ZD-T8's path residual 1.1e-6 → 2.7e-5 at R = 1e6 with δ_∞ = 0: a ratio of rounding; below the solver's precision the residual is 0 now.
 		// claims draw 5, the worst of the seed's draws: holds (0.708 vs bound 1): path: ‖θ_R − R·θ̂_MM − δ_∞‖ 0.001158 at R = 1e+06 (‖δ_∞‖ 6.848; R = 1: 6.696), bound 0.00236 …
-		{"1795647940959338", "ZD-T8", "logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", classification.ClassCase{N: 6, Extra: 0, Indep: true, Loss: 1, Scheme: cases.SchemeERM, Param: 0.4847843147313953, LogM: 1.6459638066078872, Seed: 0xeb74a82c9d2fa8bd}, theorems.Holds},
+		{"1795647940959338", "ZD-T8", "logistic loss, schemes meeting Assumption 1 (ERM, IW, static, Group DRO, schedule A1, random IW): GD and the path θ_R, R = 1…10⁴, under the run's limit weights", classification.ClassCase{N: 6, Extra: 0, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeERM, Param: 0.4847843147313953, LogM: 1.6459638066078872, Seed: 0xeb74a82c9d2fa8bd}, theorems.Holds},
 		// LL-4.5 on GD gave up at 4 of 8 undecided cases on LL-4.4's windows; the claim declares its measured rate (25 of 300) now.
 		// claims draw 2, undecided at the seed (the kind of case the finding was about): inconclusive (0.52 vs bound 0.5): θ̂ still moves (0.059 rad over the second half) and the quantity has not yet halved …
-		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 10, In: 5, N: 8, Loss: 1, Seed: 0x83ad984129da3ca0}, theorems.Inconclusive},
+		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 10, In: 5, N: 8, Loss: kkt.LossLogistic, Seed: 0x83ad984129da3ca0}, theorems.Inconclusive},
 		// claims draw 4, undecided at the seed (the kind of case the finding was about): inconclusive (0.539 vs bound 0.5): θ̂ still moves (0.088 rad over the second half) and the quantity has not yet halved …
-		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 9, In: 5, N: 7, Loss: 1, Seed: 0xc86585af25598694}, theorems.Inconclusive},
+		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 9, In: 5, N: 7, Loss: kkt.LossLogistic, Seed: 0xc86585af25598694}, theorems.Inconclusive},
 		// claims draw 6, undecided at the seed (the kind of case the finding was about): inconclusive (0.507 vs bound 0.5): θ̂ still moves (0.086 rad over the second half) and the quantity has not yet halved …
-		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 12, In: 4, N: 6, Loss: 1, Seed: 0xb05e5e0aac000f55}, theorems.Inconclusive},
+		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 12, In: 4, N: 6, Loss: kkt.LossLogistic, Seed: 0xb05e5e0aac000f55}, theorems.Inconclusive},
 		// claims draw 8, undecided at the seed (the kind of case the finding was about): inconclusive (0.537 vs bound 0.5): θ̂ still moves (0.097 rad over the second half) and the quantity has not yet halved …
-		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 8, In: 5, N: 7, Loss: 1, Seed: 0x4fefca3dcde6e19b}, theorems.Inconclusive},
+		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 8, In: 5, N: 7, Loss: kkt.LossLogistic, Seed: 0x4fefca3dcde6e19b}, theorems.Inconclusive},
 		// claims draw 12, the worst of the seed's draws: holds (0.483 vs bound 0.5): 19 windows after t0: ∠(θ, w*) 0.7219 rad (peak 0.7219) → 0.3487 (×0.483); ‖w*‖ 1.022 → 1.041.
-		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 11, In: 5, N: 4, Loss: 1, Seed: 0xb125b3809d804254}, theorems.Holds},
+		{"1795648797183638", "LL-4.5", "GD, deep linear", kkt.KKTCase{Family: kkt.KKTDeepLinear, Width: 11, In: 5, N: 4, Loss: kkt.LossLogistic, Seed: 0xb125b3809d804254}, theorems.Holds},
 		// claims draw 1, the worst of the seed's draws: holds (0.188 vs bound 0.5): 48 windows after t0: ∠(θ, w*) 0.6493 rad (peak 0.6493) → 0.122 (×0.188); ‖w*‖ 0.6068 → …
-		{"1795648797183638", "LL-4.5", "gradient flow, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 6, In: 5, N: 8, Loss: 0, Seed: 0x7d0a99c59d16a914}, theorems.Holds},
+		{"1795648797183638", "LL-4.5", "gradient flow, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 6, In: 5, N: 8, Loss: kkt.LossExp, Seed: 0x7d0a99c59d16a914}, theorems.Holds},
 	} {
 		t.Run(tc.seed+"/"+tc.id, func(t *testing.T) {
 			var p properties.Prop
@@ -252,8 +252,8 @@ func TestSoakCases(t *testing.T) {
 // no fault at all; the control's generator leaves them out.
 func TestSoakCasesOutsideBackwardControl(t *testing.T) {
 	for _, c := range []cases.ArchCase{
-		{Family: 3, Depth: 2, Width: 27, Act: 4, In: 10, Outputs: 1, Samples: 1, Conv: 2, Seed: 0x6dcb378177552085},
-		{Family: 3, Depth: 4, Width: 1, Act: 0, In: 2, Outputs: 3, Samples: 2, Conv: 1, Seed: 0xfde0cb087d9cfbef},
+		{Family: cases.FamCNN, Depth: 2, Width: 27, Act: cases.ActReLU3, In: 10, Outputs: 1, Samples: 1, Conv: 2, Seed: 0x6dcb378177552085},
+		{Family: cases.FamCNN, Depth: 4, Width: 1, Act: cases.ActReLU, In: 2, Outputs: 3, Samples: 2, Conv: 1, Seed: 0xfde0cb087d9cfbef},
 	} {
 		if homogeneity.FirstBlockReversible(c) {
 			t.Errorf("%v: the backward control would draw it", c)
@@ -271,7 +271,7 @@ func TestSoakCasesOutsideBackwardControl(t *testing.T) {
 // seed under the generators of commit 85dff96 (LossCase.faultActs): with
 // the fault planted the check still holds (1.3e-11), so it is no miss.
 func TestSoakCasesOutsideLossFaultScope(t *testing.T) {
-	c := cases.LossCase{Arch: cases.ArchCase{Family: cases.FamCNN, Depth: 1, Width: 33, Act: cases.ActReLU2, In: 6, Outputs: 4, Samples: 1, Conv: 1, Seed: 0xf0cdba62a826fe5f}, Loss: 0}
+	c := cases.LossCase{Arch: cases.ArchCase{Family: cases.FamCNN, Depth: 1, Width: 33, Act: cases.ActReLU2, In: 6, Outputs: 4, Samples: 1, Conv: 1, Seed: 0xf0cdba62a826fe5f}, Loss: cases.LossExp}
 	if c.FaultActs("fprime-branch") {
 		t.Errorf("%v: the fprime-branch control would draw it", c)
 	}
@@ -355,11 +355,11 @@ func TestSoakFaultCases(t *testing.T) {
 		{"1795647940951419", "flow-error-underreported", "LL-F", margins.FlowCase{Data: cases.DataCase{Teacher: cases.ArchCase{Family: cases.FamMLP, Depth: 2, Width: 5, Act: cases.ActReLU2, In: 2, Samples: 1, Seed: 0x1725dca9ce58584f}, N: 6, Classes: 3, Separable: true, MarginFrac: 0.19639703881374102}, Loss: 0, Losses: []string{"ce"}, Noise: 0.10928267639776931, Seed: 0x15792f476774dc50, Fault: "flow-error-underreported"}, theorems.Holds, theorems.Violated},
 		// preconditioner/LL-4.4: the faulty engine diverged on a linear case and was counted as a miss (refused now); weights-ignored/XY-P2 from the same soak.
 		// preconditioner draw 5, a draw the power count must leave out: inconclusive (0.124 vs bound 1): the theorem's bound over the second half does not exclude the residual's peak (too …
-		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 12, In: 3, N: 8, Loss: 1, Seed: 0x94653f5e4dd65ebf, Fault: "preconditioner"}, theorems.Inconclusive, unchecked},
+		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 12, In: 3, N: 8, Loss: kkt.LossLogistic, Seed: 0x94653f5e4dd65ebf, Fault: "preconditioner"}, theorems.Inconclusive, unchecked},
 		// preconditioner draw 8, a draw the power count must leave out: assumption-failed (NaN vs bound 0): case does not build or train: step 3: step 0: train: non-finite value: θ[0] became …
-		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 8, In: 3, N: 4, Loss: 0, Seed: 0xe174e9733874e6e8, Fault: "preconditioner"}, theorems.Holds, theorems.AssumptionFailed},
+		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 8, In: 3, N: 4, Loss: kkt.LossExp, Seed: 0xe174e9733874e6e8, Fault: "preconditioner"}, theorems.Holds, theorems.AssumptionFailed},
 		// preconditioner draw 1, the caught case closest to a miss: violated (3.67e+12 vs bound 1): the step from step 3 is not −η∇𝓛(θ): ‖Δθ + η∇𝓛‖ is 3.67e+12 times its rounding bound …
-		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 3, N: 7, Loss: 0, Seed: 0xfdfa07480291f363, Fault: "preconditioner"}, theorems.Holds, theorems.Violated},
+		{"1795647940943500", "preconditioner", "LL-4.4", kkt.KKTCase{Family: kkt.KKTLinear, Width: 9, In: 3, N: 7, Loss: kkt.LossExp, Seed: 0xfdfa07480291f363, Fault: "preconditioner"}, theorems.Holds, theorems.Violated},
 		// weights-ignored draw 4, a draw the power count must leave out: inconclusive (NaN vs bound 0): D_sep 8 samples, D_nonsep [8 9 10 11] (rank 2); GD replayed under w̄ from each record to …
 		{"1795647940943500", "weights-ignored", "XY-P2", classification.NonSepCase{D: 4, K: 2, NSep: 8, LogM: 1.0149387424125624, Ref: -1, Seed: 0x5285cdafad348805, Spread: true, Fault: "weights-ignored"}, theorems.Inconclusive, unchecked},
 		// weights-ignored draw 8, a draw the power count must leave out: inconclusive (NaN vs bound 0): D_sep 5 samples, D_nonsep [5 6 7 8] (rank 2); GD replayed under w̄ from each record to …
@@ -368,7 +368,7 @@ func TestSoakFaultCases(t *testing.T) {
 		{"1795647940943500", "weights-ignored", "XY-P2", classification.NonSepCase{D: 6, K: 1, NSep: 7, LogM: 0.8386318973639938, Ref: -1, Seed: 0xd50a5cacd4ef287e, Spread: true, Fault: "weights-ignored"}, theorems.Holds, theorems.Violated},
 		// fprime-branch/ENG-grad: a case on which the fault moved nothing (a 2-sample ReLU² CNN) was counted as a miss; the fault is drawn only where it moves ∇ log 𝓛 by ≥ 1e-3 now.
 		// fprime-branch draw 22, the caught case closest to a miss: violated (0.026 vs bound 1e-06): objective coordinate 0: finite difference -1.35742732166, engine -1.32297861057.
-		{"1795648796969825", "fprime-branch", "ENG-grad", cases.LossCase{Arch: cases.ArchCase{Family: cases.FamMLP, Depth: 1, Width: 10, Act: cases.ActLReLU01, In: 1, Outputs: 4, Samples: 4, Conv: 1, Seed: 0x3706fdbdda0319dd, Fault: "fprime-branch"}, Loss: 0}, theorems.Holds, theorems.Violated},
+		{"1795648796969825", "fprime-branch", "ENG-grad", cases.LossCase{Arch: cases.ArchCase{Family: cases.FamMLP, Depth: 1, Width: 10, Act: cases.ActLReLU01, In: 1, Outputs: 4, Samples: 4, Conv: 1, Seed: 0x3706fdbdda0319dd, Fault: "fprime-branch"}, Loss: cases.LossExp}, theorems.Holds, theorems.Violated},
 	} {
 		t.Run(tc.seed+"/"+tc.fault+"/"+tc.claim, func(t *testing.T) {
 			var p properties.Prop
@@ -441,7 +441,7 @@ func TestSoakLimitShiftMovingWeights(t *testing.T) {
 // over the records a few steps apart (theorems/limits/gdstep.go), from step 0 on,
 // sees the faulty steps: violated, and the correct engine holds.
 func TestSoakPreconditionerBeforeTheWindow(t *testing.T) {
-	c := kkt.KKTCase{Family: kkt.KKTLinear, In: 3, N: 4, Loss: 0, Seed: 7682329877960309226}
+	c := kkt.KKTCase{Family: kkt.KKTLinear, In: 3, N: 4, Loss: kkt.LossExp, Seed: 7682329877960309226}
 	for fault, want := range map[string]theorems.Status{"": theorems.Holds, "preconditioner": theorems.Violated} {
 		c.Fault = fault
 		r := proptest.Runner(t)

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -44,7 +45,7 @@ import (
 // gradient, the loss factor dropped when leaving log domain — by the
 // relative amount of the fault (the preconditioner: 3|∂₀𝓛|/‖∇𝓛‖, 1e-2–1 on
 // section C's cases, against 1e-10 relative rounding).
-const StepIdentityUlps = 4
+const StepIdentityUlps = numerics.StepRoundingUlps
 
 // explicitStep reports the step rules whose step is θ − e^{log η + log 𝓛}·Dir
 // with the recorded log η (the step identity applies): GD and the

@@ -34,6 +34,6 @@
 //
 // Files: kkt.go (the residuals), certificate.go (LL-C8, LL-C7),
 // trajectory.go (windows of records), descentstep.go, kktconvergence.go
-// (LL-4.4, LL-A9, LL-4.5), kkttail.go (the tail of the windows that
-// decides), betabound.go (LL-C10), mexicanhat.go (LL-I1).
+// (LL-4.4, LL-A9: the tail bounds of the windows that decide them),
+// ntkalignment.go (LL-4.5), betabound.go (LL-C10), mexicanhat.go (LL-I1).
 package kkt

@@ -2,7 +2,9 @@ package kkt
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -78,4 +80,15 @@ func peakRatio(ks []*KKT, x func(*KKT) float64) (ratio float64, peak int) {
 		}
 	}
 	return x(ks[len(ks)-1]) / x(ks[peak]), peak
+}
+
+// secondHalfDrift returns the largest angle between θ at the last window
+// and θ at the windows of the second half.
+func secondHalfDrift(ws [][]train.Record) float64 {
+	last := ws[len(ws)-1][0].Theta
+	d := 0.0
+	for _, w := range ws[len(ws)/2:] {
+		d = math.Max(d, numerics.Angle(w[0].Theta, last))
+	}
+	return d
 }

@@ -17,11 +17,13 @@
 //
 // and r(t) → 0. The check computes θ̃ and the path of the flow from the
 // run's own data, weights and step size, and asks the run to meet it to a
-// budget built from its parts (limitparts.go): the on-support residual,
-// the off-support pull (offpull.go, pullbound.go), the step map of GD
-// against its flow (gdstep.go, logflow.go, logtime.go), the step
-// coefficients (stepcoef.go) and a tally of the flow's segments
-// (flowtally.go). The multi-class version (ZD App. B, eq. 20) replaces the
+// budget built from its parts (limitparts.go: the statistic's bound, the
+// support's geometry, the window's weights, the on-support residual and
+// the drifts), the pulls off the support and on it (offpull.go), GD's step
+// size and its map replayed (gdstep.go), its modified flow in log time
+// (logflow.go), the step coefficients (stepcoef.go) and the tally of the
+// flow's segments (flowtally.go); LinearLimit (linearlimit.go) sits on top
+// of them, and no file refers back to the one that uses it. The multi-class version (ZD App. B, eq. 20) replaces the
 // SVM with the multi-class max margin (multiclasslimit.go,
 // multiclassflow.go); the regularization path θ_R/R of ZD Thm 8 has the
 // offset δ_∞ of pathoffset.go; the non-separable split of XY Prop. 2 is

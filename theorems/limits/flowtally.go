@@ -144,3 +144,23 @@ func (f *flowTally) verdicts(flowName, notGD string, fixed bool, from float64) (
 	}
 	return decide, parts
 }
+
+// ermApartMin is how far (in budgets of the flow comparison) the fixed
+// recorded weights must move the flow from ERM's on some segment for the
+// weights' effect to be decided; it then reports a run within one budget
+// of ERM's flow on every segment: the engine stepped as ERM. 2 would do:
+// on that segment a correct run lies within one budget of its own flow, so
+// at least ermApart − 1 > 1 budgets from ERM's (triangle inequality); 10
+// keeps the test to weights that matter plainly. With weights that move
+// the test is not decided: the records show single steps' weights, which a
+// correct scheme may average to uniform (CVaR-DRO did, soak seed
+// 1795337506020117), and then "weights ignored" and "weights averaging to
+// ERM's" give the same trajectory.
+const ermApartMin = 10
+
+// flowStepLimit is the largest η‖∇²𝓛‖ at which GD's modified equation is
+// used: the expansion of backward error analysis is in powers of η‖∇²𝓛‖,
+// its next term a fraction ~η‖∇²𝓛‖/6 of the one kept; beyond ½ the
+// first-order budget no longer dominates it. At T^{1/2} of the quick runs
+// η‖∇²𝓛‖ ≈ λ_max(Σ α z zᵀ)/t ≲ 10⁻¹.
+const flowStepLimit = 0.5

@@ -1,12 +1,13 @@
 package limits
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/implicitbias/implicitbias/theorems/kkt"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -26,7 +27,7 @@ import (
 // margins where 𝓛 ≈ e^{−50} before the window, which then saw θ frozen).
 //
 // The tolerance is a rounding bound, as the descent-step identity's
-// (StepIdentityUlps, descentstep.go): the engine rounds c·Dir_i and
+// (numerics.StepRoundingUlps, as kkt.StepIdentityUlps): the engine rounds c·Dir_i and
 // θ_i − c·Dir_i once each, the check's difference once more, and the two
 // computations of ηV differ by the rounding of the margins ⟨θ, z_n⟩ (d
 // products and sums, ≤ d·u·‖z_n‖‖θ‖ absolute, which the exponential tail
@@ -35,7 +36,7 @@ import (
 // (u(|log η| + 2|log 𝓛|), |log 𝓛| ≤ max_n |u_n| + |log Σq| + log N), and a
 // few operations more (4u):
 //
-//	tol = StepIdentityUlps·u·(‖θ(t)‖ + ‖θ(t+1)‖ + (4 + |log η| + 2|log 𝓛|
+//	tol = StepRoundingUlps·u·(‖θ(t)‖ + ‖θ(t+1)‖ + (4 + |log η| + 2|log 𝓛|
 //	      + 2d·max‖z_n‖·‖θ(t)‖)·‖ηV‖).
 //
 // False-alarm rate: 0 (a rounding bound; measured: at most 0.11 of it on
@@ -113,7 +114,7 @@ func checkGDMap(z *mat.Dense, tail *marginTail, eta float64, q0 []float64, fixed
 			rho := floats.Norm(theta, 2)
 			floats.Add(theta, v)
 			logL := maxU + math.Abs(math.Log(floats.Sum(q))) + math.Log(float64(n))
-			tol = tol*(1+eta*curv) + kkt.StepIdentityUlps*u*(rho+floats.Norm(theta, 2)+
+			tol = tol*(1+eta*curv) + numerics.StepRoundingUlps*u*(rho+floats.Norm(theta, 2)+
 				(4+math.Abs(math.Log(eta))+2*logL+2*float64(d)*zmax*rho)*size)
 		}
 		r := floats.Distance(theta, b.Theta, 2) / tol
@@ -124,3 +125,36 @@ func checkGDMap(z *mat.Dense, tail *marginTail, eta float64, q0 []float64, fixed
 	}
 	return m
 }
+
+// StepSize recovers GD's step size from the window's records, η = (T_{k+1}
+// − T_k)/(t_{k+1} − t_k) at the last segment, and says why the run is not
+// constant-step GD when it is not (another optimizer, or steps whose sizes
+// spread beyond etaConstTol).
+func StepSize(tr *train.Trajectory, win []*train.Record) (float64, string) {
+	etas := make([]float64, len(win)-1)
+	for k := range etas {
+		etas[k] = segmentStep(win[k], win[k+1])
+	}
+	eta := etas[len(etas)-1]
+	switch {
+	case tr.Step.Kind != train.UnknownStep && tr.Step.Kind != train.GDStep:
+		return eta, fmt.Sprintf("the flow comparison models constant-step GD, the run used %s", tr.Step.Kind)
+	case floats.Max(etas)/floats.Min(etas)-1 > etaConstTol:
+		return eta, fmt.Sprintf("the steps' sizes (T_{k+1} − T_k)/(t_{k+1} − t_k) range over [%.6g, %.6g]: not constant-step GD", floats.Min(etas), floats.Max(etas))
+	}
+	return eta, ""
+}
+
+// segmentStep returns the step size of the segment between the records a
+// and b, (T_b − T_a)/(t_b − t_a), with T_b − T_a = T_a·expm1(log T_b −
+// log T_a) exact in log domain.
+func segmentStep(a, b *train.Record) float64 {
+	return math.Exp(a.LogT) * math.Expm1(b.LogT-a.LogT) / float64(b.Step-a.Step)
+}
+
+// etaConstTol is the relative spread of the step sizes recovered from the
+// records, (T_{k+1} − T_k)/(t_{k+1} − t_k), beyond which the run is not
+// constant-step GD: T = Σ η is accumulated in log domain (numerics.
+// LogAddExp), whose rounding, ~10⁻¹⁵ per step relative to T, leaves ~10⁻¹⁰
+// after 10⁵ steps at most.
+const etaConstTol = 1e-6

@@ -235,29 +235,3 @@ func MultiClassLimit(sol *numerics.SVM, a *mat.Dense, per int, tr *train.Traject
 	}
 	return combineParts(decide, parts)
 }
-
-// StepSize recovers GD's step size from the window's records, η = (T_{k+1}
-// − T_k)/(t_{k+1} − t_k) at the last segment, and says why the run is not
-// constant-step GD when it is not (another optimizer, or steps whose sizes
-// spread beyond etaConstTol).
-func StepSize(tr *train.Trajectory, win []*train.Record) (float64, string) {
-	etas := make([]float64, len(win)-1)
-	for k := range etas {
-		etas[k] = segmentStep(win[k], win[k+1])
-	}
-	eta := etas[len(etas)-1]
-	switch {
-	case tr.Step.Kind != train.UnknownStep && tr.Step.Kind != train.GDStep:
-		return eta, fmt.Sprintf("the flow comparison models constant-step GD, the run used %s", tr.Step.Kind)
-	case floats.Max(etas)/floats.Min(etas)-1 > etaConstTol:
-		return eta, fmt.Sprintf("the steps' sizes (T_{k+1} − T_k)/(t_{k+1} − t_k) range over [%.6g, %.6g]: not constant-step GD", floats.Min(etas), floats.Max(etas))
-	}
-	return eta, ""
-}
-
-// segmentStep returns the step size of the segment between the records a
-// and b, (T_b − T_a)/(t_b − t_a), with T_b − T_a = T_a·expm1(log T_b −
-// log T_a) exact in log domain.
-func segmentStep(a, b *train.Record) float64 {
-	return math.Exp(a.LogT) * math.Expm1(b.LogT-a.LogT) / float64(b.Step-a.Step)
-}

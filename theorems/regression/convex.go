@@ -2,8 +2,9 @@ package regression
 
 import (
 	"fmt"
-	"github.com/implicitbias/implicitbias/theorems"
 	"math"
+
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // GDRateCase is a gradient descent run on a convex, L-smooth function f

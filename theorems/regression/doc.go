@@ -18,7 +18,8 @@
 // terms), and its first steps are replayed with the recorded weights
 // (grwreplay.go, WeightsActed) so that a fault in the weights shows.
 //
-// Files: grw.go (RegressionCase, ZD-T1, ZD-span, ZD-T2, ZD-GDRO),
+// Files: regressioncase.go (RegressionCase, its interpolator), grw.go
+// (ZD-T1, ZD-span, ZD-T2, ZD-GDRO),
 // grwrate.go, grwreplay.go, regularized.go (ZD-T6lin), eigen.go (ZD-P17),
 // convex.go (ZD-T10), fig1.go (ZD-F1).
 package regression

@@ -2,6 +2,7 @@ package regression
 
 import (
 	"fmt"
+
 	"github.com/implicitbias/implicitbias/theorems"
 )
 
