@@ -80,18 +80,30 @@ func stateless(w train.Weighting) bool {
 	return false
 }
 
-// sampleLogLosses computes log ℓ_n at θ into dst as train.Objective does.
+// sampleLogLosses computes log ℓ_n at θ into dst from the case's model
+// and loss. A loss with a batch form (losses.Batch: the binary and
+// cross-entropy losses) is evaluated by it, the definition the objective
+// evaluates on every step, so that the witness compares weights, not two
+// roundings of one loss: the loss values themselves are package losses'
+// and checked there against 256-bit references (losses/batch_test.go);
+// what the witness checks is that the scheme's weights were computed from
+// them and applied.
 type sampleLogLosses struct {
-	w     WeightReplay
-	ws    models.Workspace
-	m     losses.Margin
-	exp   bool
-	kind  losses.Kind
-	score []float64
+	w             WeightReplay
+	ws            models.Workspace
+	batch         losses.Batch
+	m             losses.Margin
+	exp           bool
+	q, dlog, work []float64
 }
 
 func newSampleLogLosses(w WeightReplay) *sampleLogLosses {
-	s := &sampleLogLosses{w: w, ws: w.Model.NewWorkspace(w.Data.N), kind: w.Loss.Kind()}
+	s := &sampleLogLosses{w: w, ws: w.Model.NewWorkspace(w.Data.N)}
+	if b, ok := w.Loss.(losses.Batch); ok && w.Loss.Kind() != losses.Regression {
+		n, k := w.Data.N, w.Model.Out()
+		s.batch = b
+		s.q, s.dlog, s.work = make([]float64, n), make([]float64, n*k), make([]float64, 2*n)
+	}
 	if b, ok := w.Loss.(losses.BinaryLoss); ok {
 		s.m = b.M
 		_, s.exp = b.M.(losses.Exponential)
@@ -105,6 +117,10 @@ func (s *sampleLogLosses) at(theta, dst []float64) error {
 		return fmt.Errorf("θ has %d entries, the case's model %d", len(theta), s.w.Model.NumParams())
 	}
 	sc := s.w.Model.Forward(s.ws, theta, d.X, d.N)
+	if s.batch != nil {
+		s.batch.LogLosses(dst, s.q, s.dlog, sc, d.Y, s.work)
+		return nil
+	}
 	for n := 0; n < d.N; n++ {
 		row := sc[n*k : (n+1)*k]
 		switch {
