@@ -1,7 +1,6 @@
 package classification
 
 import (
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
@@ -269,18 +268,6 @@ func sectionETheorem1() (es []properties.Entry) {
 		Controls: []properties.Prop{properties.Drops("covariate-shift", shiftProperty("concept shift: the target's labels flipped (p(y|x) differs, the density ratio no longer transfers the risk)", true))},
 	})
 	return es
-}
-
-// learnedWeighting returns XY §5's weighting model for a case: ψ₀ ~ N(0, I)
-// and b₀ = 0 (so the initial weights g ∈ (1, 2) differ across samples, as
-// in XY Fig. 4's first panel), stepped with the classifier's step size.
-func learnedWeighting(c ClassCase) (*train.LearnedWeighting, error) {
-	r := rand.New(rand.NewPCG(c.Seed, 111))
-	psi := make([]float64, c.d())
-	for i := range psi {
-		psi[i] = r.NormFloat64()
-	}
-	return train.NewLearnedWeighting(ClassLR, psi, 0)
 }
 
 // learnedProperty trains the classifier jointly with the weighting model

@@ -547,3 +547,15 @@ func GenMulti(schemes []int) properties.Gen[MultiCase] {
 		"Seed":   gen.UInt64(),
 	})
 }
+
+// learnedWeighting returns XY §5's weighting model for a case: ψ₀ ~ N(0, I)
+// and b₀ = 0 (so the initial weights g ∈ (1, 2) differ across samples, as
+// in XY Fig. 4's first panel), stepped with the classifier's step size.
+func learnedWeighting(c ClassCase) (*train.LearnedWeighting, error) {
+	r := rand.New(rand.NewPCG(c.Seed, 111))
+	psi := make([]float64, c.d())
+	for i := range psi {
+		psi[i] = r.NormFloat64()
+	}
+	return train.NewLearnedWeighting(ClassLR, psi, 0)
+}
