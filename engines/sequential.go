@@ -35,30 +35,16 @@ const (
 var moduleNames = [...]string{"", "Linear", "Conv1d", "Conv2d", "MaxPool1d", "AvgPool1d", "MaxPool2d", "AvgPool2d", "Flatten", "ReLU", "LeakyReLU", "ReLUPow", "Square", "Tanh"}
 
 // String is the PyTorch class name.
-func (k ModuleKind) String() string {
-	if k < 1 || int(k) >= len(moduleNames) {
-		return fmt.Sprintf("ModuleKind(%d)", int(k))
-	}
-	return moduleNames[k]
-}
+func (k ModuleKind) String() string { return enumName(moduleNames[:], int(k), "ModuleKind") }
 
 // MarshalText writes the class name (the protocol's "kind").
 func (k ModuleKind) MarshalText() ([]byte, error) {
-	if k < 1 || int(k) >= len(moduleNames) {
-		return nil, fmt.Errorf("engines: unknown module kind %d", int(k))
-	}
-	return []byte(moduleNames[k]), nil
+	return enumText(moduleNames[:], int(k), "module kind")
 }
 
 // UnmarshalText reads a class name.
 func (k *ModuleKind) UnmarshalText(b []byte) error {
-	for i, n := range moduleNames[1:] {
-		if n == string(b) {
-			*k = ModuleKind(i + 1)
-			return nil
-		}
-	}
-	return fmt.Errorf("engines: unknown module kind %q", b)
+	return enumParse(moduleNames[:], b, "module kind", (*int)(k))
 }
 
 // Module is one module of the nn.Sequential a spec maps to, with the
@@ -456,4 +442,13 @@ func rows(x []float64, n int, idx []int, f func([]float64, []int) []float64) []f
 		out = append(out, f(x[i*d:(i+1)*d], idx)...)
 	}
 	return out
+}
+
+// sequentialOf parses spec on in inputs and maps it.
+func sequentialOf(spec string, in int) (*Sequential, error) {
+	m, err := models.Parse(spec, in)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadCase, err)
+	}
+	return SequentialOf(m)
 }
