@@ -76,6 +76,9 @@ func readTrajectory(c *Case, a *Answer) (*train.Trajectory, error) {
 		return nil, wrongShape("the answer's network is %s on %d inputs, the case's %s on %d", m.Spec, m.In, want, c.In)
 	}
 	ct = m.Apply(ct)
+	if _, err := check.CompareOutputs(ct, want); err != nil {
+		return nil, wrongShape("%v", err)
+	}
 	if ct.X != nil && (ct.N != c.N || !slices.Equal(ct.X, c.X)) {
 		return nil, wrongShape("the answer's X is not the case's (%d×%d samples)", ct.N, ct.D)
 	}

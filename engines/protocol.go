@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/implicitbias/implicitbias/check"
 	"github.com/implicitbias/implicitbias/models"
 )
 
@@ -37,9 +36,15 @@ type WireModel struct {
 	Out     int      `json:"out"`
 	Modules []Module `json:"modules"`
 	// Params are the state_dict tensors θ is the concatenation of.
-	Params []check.Param `json:"params"`
+	Params []WireParam `json:"params"`
 	// InputShape is (C, H, W) or (C, W) of a CNN's inputs, channels first.
 	InputShape []int `json:"input_shape,omitempty"`
+}
+
+// WireParam is one state_dict tensor: its key and shape.
+type WireParam struct {
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
 }
 
 // Array is an n-dimensional float64 array, C order.
@@ -133,7 +138,11 @@ func wireModel(spec string, in int, seq *Sequential) WireModel {
 	if n := len(seq.Modules); n > 0 {
 		out = seq.Modules[n-1].Out
 	}
-	return WireModel{Spec: spec, In: in, Out: out, Modules: seq.Modules, Params: seq.Params, InputShape: seq.InputShape}
+	ps := make([]WireParam, len(seq.Params))
+	for i, p := range seq.Params {
+		ps[i] = WireParam{Name: p.Name, Shape: p.Shape}
+	}
+	return WireModel{Spec: spec, In: in, Out: out, Modules: seq.Modules, Params: ps, InputShape: seq.InputShape}
 }
 
 func wireX(x []float64, n, in int, seq *Sequential) Array {
