@@ -14,9 +14,8 @@ logsumexp of the per-sample log-losses, and SGD descends it with lr = eta*L
 --fault NAME plants one bug in this adapter's own code (FAULTS below), so that the
 suite's checks can be seen to catch it here.
 """
-import argparse
-import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -24,7 +23,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-PROTOCOL = 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapter"))
+from protocol import LB_ALPHA0, LB_DOWN, LB_RETRIES, LB_UP, arguments, serve, trajectory  # noqa: E402
 
 FAULTS = {
     "preconditioner": "the coordinate with the largest |dL/dtheta| at the first step gets 4x its gradient at every step",
@@ -33,8 +33,6 @@ FAULTS = {
     "loss-factor-dropped": "the step is -eta*grad(log L): the factor L is dropped (normalized GD)",
     "missing-zero-grad": "optimizer.zero_grad() is never called: gradients accumulate over the steps",
 }
-
-LB_ALPHA0, LB_UP, LB_DOWN, LB_RETRIES = 0.1, 2 ** (1 / 5), 2 ** (1 / 10), 400
 
 
 class ReLUPow(nn.Module):
@@ -255,10 +253,9 @@ def train(req, args):
         logT = np.logaddexp(logT, last_log_eta)
         if not all(torch.isfinite(p).all() for p in params):
             # what was recorded is the run, with the failure (as train.Run returns it)
-            a = answer(req, net, X, rec_steps, rec_theta, eta, log_eta, log_time, stalled, outputs=False)
-            a["run_error"] = f"step {t}: theta became non-finite (diverged)"
-            return a
-    return answer(req, net, X, rec_steps, rec_theta, eta, log_eta, log_time, stalled)
+            return answer(req, net, X, rec_steps, rec_theta, log_eta, log_time, stalled,
+                          f"step {t}: theta became non-finite (diverged)")
+    return answer(req, net, X, rec_steps, rec_theta, log_eta, log_time, stalled)
 
 
 def largest_gradient(params):
@@ -277,29 +274,13 @@ def plant_precond(params, k):
         off += p.numel()
 
 
-def answer(req, net, X, steps, thetas, eta, log_eta, log_time, stalled, outputs=True):
-    T = len(steps)
-    lr = [eta if eta > 0 else 1.0] * T
-    th = torch.stack(thetas).numpy()
-    a = {"type": "trajectory", "id": req["id"], "stalled": stalled}
-    if req["rule"]["kind"] != "gd":
-        a["log_eta"], a["log_time"] = [float(v) for v in log_eta], [float(v) for v in log_time]
-    modules = [str(m) for m in net]
-    if not req.get("out"):
-        a["inline"] = {"step": steps, "lr": lr, "theta": th.tolist(), "modules": modules}
-        return a
-    arrays, off = {}, 0
-    for p in req["model"]["params"]:
-        n = int(np.prod(p["shape"]))
-        arrays["theta/" + p["name"]] = th[:, off:off + n].reshape([T] + p["shape"])
-        off += n
-    if outputs:  # net(X) at the last record: check verifies the mapping with it
+def answer(req, net, X, steps, thetas, log_eta, log_time, stalled, run_error=""):
+    outputs = None
+    if not run_error:
         with torch.no_grad():
-            arrays["outputs"] = net(X).numpy()
-    np.savez(req["out"], step=np.array(steps, dtype=np.int64), lr=np.array(lr), reduction=np.array("sum"),
-             X=X.numpy(), y=np.array(req["y"], dtype=np.float64), modules=np.array(modules), **arrays)
-    a["npz"] = req["out"]
-    return a
+            outputs = net(X).numpy()
+    return trajectory(req, steps, torch.stack(thetas).numpy(), [str(m) for m in net], X.numpy(), outputs,
+                      log_eta, log_time, stalled, run_error)
 
 
 def evaluate(req, args):
@@ -326,44 +307,15 @@ def evaluate(req, args):
     return a
 
 
-def answer_error(req, kind, msg):
-    return {"type": "error", "id": req.get("id", 0), "kind": kind, "message": " ".join(str(msg).split())}
-
-
-def capabilities(args):
-    return {"type": "hello", "protocol": PROTOCOL,
-            "engine": f"pytorch {torch.__version__} float64{' logdomain' if args.logdomain else ''}",
-            "losses": ["logistic", "exp", "ce", "squared"], "rules": ["gd", "lossbased"],
-            "conv": True, "logdomain": args.logdomain, "eval": True,
-            "faults": sorted(FAULTS), "fault": args.fault or ""}
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--logdomain", action="store_true", help="carry log L (LL App. K.2)")
-    ap.add_argument("--fault", choices=sorted(FAULTS), help="plant a fault in this adapter")
-    args = ap.parse_args()
+    args = arguments(__doc__, FAULTS)
     torch.set_default_dtype(torch.float64)
     torch.set_num_threads(1)  # deterministic reductions, and one core per engine
-    for line in sys.stdin:
-        req = json.loads(line)
-        typ = req.get("type")
-        if typ == "bye":
-            break
-        try:
-            if typ == "hello":
-                a = capabilities(args)
-            elif typ == "train":
-                a = train(req, args)
-            elif typ == "eval":
-                a = evaluate(req, args)
-            else:
-                a = answer_error(req, "bad-request", f"unknown message type {typ!r}")
-            line = json.dumps(a, allow_nan=False)
-        except (ValueError, RuntimeError, KeyError, TypeError) as e:
-            line = json.dumps(answer_error(req, "bad-request", f"{type(e).__name__}: {e}"))
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+    hello = {"engine": f"pytorch {torch.__version__} float64{' logdomain' if args.logdomain else ''}",
+             "losses": ["logistic", "exp", "ce", "squared"], "rules": ["gd", "lossbased"],
+             "conv": True, "logdomain": args.logdomain, "eval": True,
+             "faults": sorted(FAULTS), "fault": args.fault or ""}
+    serve(hello, lambda req: train(req, args), lambda req: evaluate(req, args))
 
 
 if __name__ == "__main__":

@@ -20,13 +20,16 @@ import (
 // be another).
 const python = "/usr/bin/python3"
 
-func needTorch(t *testing.T) {
+func needTorch(t *testing.T) { needPython(t, "torch, numpy", "python3-torch python3-numpy") }
+
+// needPython skips the test without Debian's python3 importing modules.
+func needPython(t *testing.T, modules, packages string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("runs PyTorch")
+		t.Skip("runs Python")
 	}
-	if err := exec.Command(python, "-c", "import torch, numpy").Run(); err != nil {
-		t.Skipf("PyTorch is not installed (apt-get install -y python3-torch python3-numpy): %v", err)
+	if err := exec.Command(python, "-c", "import "+modules).Run(); err != nil {
+		t.Skipf("%s is not installed (apt-get install -y %s): %v", modules, packages, err)
 	}
 }
 
@@ -102,51 +105,94 @@ func descent(t *testing.T, c *Case, tr *train.Trajectory) theorems.Verdict {
 // compares each trajectory with our engine's: every recorded step of
 // PyTorch's is our gradient step to the rounding bound (the derived
 // tolerance: theorems.DescentSteps), and θ stays near ours (logged: the
-// two float64 engines' roundings part slowly).
+// two float64 engines' roundings part slowly). The plain adapter's
+// loss-based run is a finding (plainLossFinding); the log-domain
+// variant's GD is the same SGD, so one GD case shows it.
 func TestPyTorchAdapter(t *testing.T) {
 	needTorch(t)
-	for _, flags := range []string{"", " --logdomain"} {
-		p, err := Start(context.Background(), python+" pytorch/engine.py"+flags, Options{Timeout: 2 * time.Minute})
+	cs := adapterCases(t)
+	adapterAgrees(t, python+" pytorch/engine.py", cs[:6], func(p *Process) { plainLossFinding(t, p, cs[6]) })
+	adapterAgrees(t, python+" pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
+}
+
+// TestNumPyAdapter: engines/numpy/engine.py (MLPs only) agrees the same
+// way; the CNN cases are not applicable (its handshake says conv false),
+// never passes.
+func TestNumPyAdapter(t *testing.T) {
+	needPython(t, "numpy", "python3-numpy")
+	cs := adapterCases(t)
+	mlps := []*Case{cs[0], cs[1], cs[2], cs[3], cs[6]}
+	adapterAgrees(t, python+" numpy/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
+	adapterAgrees(t, python+" numpy/engine.py", mlps[:4], func(p *Process) {
+		for _, c := range cs[4:6] {
+			if _, err := p.Train(context.Background(), c); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s on NumPy: %v, want ErrUnsupported", c.Name, err)
+			}
+		}
+		if n := p.Counts(); n.Unsupported != 2 || n.EngineErrors != 0 {
+			t.Errorf("counts %+v", n)
+		}
+	})
+}
+
+// adapterAgrees starts command, runs the cases through it and checks them
+// against our engine; more, when set, runs on the same process after.
+func adapterAgrees(t *testing.T, command string, cases []*Case, more func(*Process)) {
+	p, err := Start(context.Background(), command, Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, c := range cases {
+		want, err := Local{}.Train(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer p.Close()
-		for _, c := range adapterCases(t) {
-			if c.Rule.Kind == LossBased && flags == "" {
-				plainLossFinding(t, p, c)
-				continue
-			}
-			if flags != "" && c.Rule.Kind != LossBased && c.Name != "mlp-relu" {
-				continue // the log-domain variant's GD is the same SGD: one case shows it
-			}
-			want, err := Local{}.Train(context.Background(), c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Train(context.Background(), c)
-			if err != nil {
-				t.Fatalf("%s%s: %v", c.Name, flags, err)
-			}
-			if len(got.Records) != len(want.Records) {
-				t.Fatalf("%s%s: %d records (stalled %v, last log 𝓛 %v), ours %d (stalled %v, %v)", c.Name, flags, len(got.Records), got.Stalled, got.Final().LogLoss, len(want.Records), want.Stalled, want.Final().LogLoss)
-			}
-			v := descent(t, c, got)
-			if v.Status != theorems.Holds {
-				t.Errorf("%s%s: PyTorch's steps are not our gradient steps: %s", c.Name, flags, v)
-			}
-			var worst float64
-			for i, r := range got.Records {
-				d := make([]float64, len(r.Theta))
-				floats.SubTo(d, r.Theta, want.Records[i].Theta)
-				worst = max(worst, floats.Norm(d, 2)/floats.Norm(want.Records[i].Theta, 2))
-			}
-			t.Logf("%s%s: %d records to step %d, log 𝓛 %.4g (ours %.4g); steps %s; max ‖θ − θ_ours‖/‖θ_ours‖ = %.2g",
-				c.Name, flags, len(got.Records), got.Steps, got.Final().LogLoss, want.Final().LogLoss, v.Detail, worst)
+		got, err := p.Train(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
 		}
-		if n := p.Counts(); n.EngineErrors != 0 {
-			t.Errorf("counts %+v", n)
+		if len(got.Records) != len(want.Records) {
+			t.Fatalf("%s by %s: %d records (stalled %v, last log 𝓛 %v), ours %d (stalled %v, %v)", c.Name, command, len(got.Records), got.Stalled, got.Final().LogLoss, len(want.Records), want.Stalled, want.Final().LogLoss)
 		}
+		v := descent(t, c, got)
+		if v.Status != theorems.Holds {
+			t.Errorf("%s by %s: the steps are not our gradient steps: %s", c.Name, command, v)
+		}
+		var worst float64
+		for i, r := range got.Records {
+			d := make([]float64, len(r.Theta))
+			floats.SubTo(d, r.Theta, want.Records[i].Theta)
+			worst = max(worst, floats.Norm(d, 2)/floats.Norm(want.Records[i].Theta, 2))
+		}
+		t.Logf("%s by %s: %d records to step %d, log 𝓛 %.4g (ours %.4g); steps %s; max ‖θ − θ_ours‖/‖θ_ours‖ = %.2g",
+			c.Name, command, len(got.Records), got.Steps, got.Final().LogLoss, want.Final().LogLoss, v.Detail, worst)
 	}
+	if more != nil {
+		more(p)
+	}
+	if n := p.Counts(); n.EngineErrors != 0 {
+		t.Errorf("counts %+v", n)
+	}
+}
+
+// faultRows are the adapters' faults, each on a case it concerns.
+func faultRows(cs []*Case) []faultRow {
+	for _, c := range cs {
+		c.Steps, c.Record = 400, Schedule{Every: 20, Pairs: true}
+	}
+	return []faultRow{
+		{"preconditioner", cs[3]},
+		{"weights-ignored", cs[1]},
+		{"backward-first-block", cs[5]},
+		{"loss-factor-dropped", cs[4]},
+		{"missing-zero-grad", cs[0]},
+	}
+}
+
+type faultRow struct {
+	fault string
+	c     *Case
 }
 
 // TestPyTorchAdapterFaults: each --fault of the adapter makes its steps
@@ -156,24 +202,25 @@ func TestPyTorchAdapter(t *testing.T) {
 // (the loss factor dropped) still leaves pairs before it.
 func TestPyTorchAdapterFaults(t *testing.T) {
 	needTorch(t)
+	adapterFaults(t, python+" pytorch/engine.py", faultRows(adapterCases(t)))
+}
+
+// TestNumPyAdapterFaults is the same for the NumPy adapter (the CNN rows
+// moved to MLPs).
+func TestNumPyAdapterFaults(t *testing.T) {
+	needPython(t, "numpy", "python3-numpy")
 	cs := adapterCases(t)
-	for _, c := range cs {
-		c.Steps, c.Record = 400, Schedule{Every: 20, Pairs: true}
-	}
-	for _, tc := range []struct {
-		fault string
-		c     *Case
-	}{
-		{"preconditioner", cs[3]},
-		{"weights-ignored", cs[1]},
-		{"backward-first-block", cs[5]},
-		{"loss-factor-dropped", cs[4]},
-		{"missing-zero-grad", cs[0]},
-	} {
-		// In parallel: each engine spends most of its start importing torch.
+	rows := faultRows(cs)
+	rows[2].c, rows[3].c = cs[0], cs[3]
+	adapterFaults(t, python+" numpy/engine.py", rows)
+}
+
+func adapterFaults(t *testing.T, command string, rows []faultRow) {
+	for _, tc := range rows {
+		// In parallel: each engine spends most of its start importing.
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()
-			p, err := Start(context.Background(), python+" pytorch/engine.py --fault "+tc.fault, Options{Timeout: 2 * time.Minute})
+			p, err := Start(context.Background(), command+" --fault "+tc.fault, Options{Timeout: 2 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +241,7 @@ func TestPyTorchAdapterFaults(t *testing.T) {
 			if err != nil {
 				failed = "; the run failed: " + err.Error()
 			}
-			t.Logf("on %s: %s (%.3g × the bound)%s", tc.c.Name, v.Status, v.Statistic, failed)
+			t.Logf("%s on %s: %s (%.3g × the bound)%s", command, tc.c.Name, v.Status, v.Statistic, failed)
 		})
 	}
 }
