@@ -86,7 +86,14 @@ func adapterCases(t testing.TB) []*Case {
 	cs[1].Weights = []float64{1, 2, 0.5, 1, 1, 3, 1, 0.25, 1, 2}
 	cs[6].Rule = StepRule{Kind: LossBased}
 	cs[6].Steps, cs[6].Record, cs[6].StopLogLoss = 40, Schedule{Every: 1}, -8
-	return cs
+	// Section C's recording: windows of 3 consecutive steps at 1.5^k.
+	w := *cs[0]
+	w.Name = "mlp-windows"
+	var err error
+	if w.Record, w.Steps, err = WindowSchedule(train.WindowPlan{Steps: 400, Burst: 3, Growth: 1.5}); err != nil {
+		t.Fatal(err)
+	}
+	return append(cs, &w)
 }
 
 // descent is theorems.DescentSteps on an engine's trajectory of c: every
@@ -111,7 +118,7 @@ func descent(t *testing.T, c *Case, tr *train.Trajectory) theorems.Verdict {
 func TestPyTorchAdapter(t *testing.T) {
 	needTorch(t)
 	cs := adapterCases(t)
-	adapterAgrees(t, python+" pytorch/engine.py", cs[:6], func(p *Process) { plainLossFinding(t, p, cs[6]) })
+	adapterAgrees(t, python+" pytorch/engine.py", append(cs[:6:6], cs[7]), func(p *Process) { plainLossFinding(t, p, cs[6]) })
 	adapterAgrees(t, python+" pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
 }
 
@@ -121,9 +128,8 @@ func TestPyTorchAdapter(t *testing.T) {
 func TestNumPyAdapter(t *testing.T) {
 	needPython(t, "numpy", "python3-numpy")
 	cs := adapterCases(t)
-	mlps := []*Case{cs[0], cs[1], cs[2], cs[3], cs[6]}
 	adapterAgrees(t, python+" numpy/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
-	adapterAgrees(t, python+" numpy/engine.py", mlps[:4], func(p *Process) {
+	adapterAgrees(t, python+" numpy/engine.py", []*Case{cs[0], cs[1], cs[2], cs[3], cs[7]}, func(p *Process) {
 		for _, c := range cs[4:6] {
 			if _, err := p.Train(context.Background(), c); !errors.Is(err, ErrUnsupported) {
 				t.Errorf("%s on NumPy: %v, want ErrUnsupported", c.Name, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
@@ -79,19 +80,70 @@ type StepRule struct {
 	Alpha0 float64 `json:"alpha0,omitempty"`
 }
 
-// Schedule says which steps are recorded: every Every-th (0 means 1), with
-// Pairs the step after each too (t and t+1: the pairs on which
-// theorems.DescentSteps checks that a step was −η∇𝓛), and always the
-// first and the last.
+// Schedule says which steps are recorded, always with the first and the
+// last: every Every-th (0 means 1), with Pairs the step after each too (t
+// and t+1: the pairs on which theorems.DescentSteps checks that a step was
+// −η∇𝓛); or the steps of List; or the windows of train.RunWindows
+// (Windows, from WindowSchedule: section C's trajectory checks read them),
+// which go on the wire as their List.
 type Schedule struct {
-	Every int  `json:"every"`
+	Every int  `json:"every,omitempty"`
 	Pairs bool `json:"pairs,omitempty"`
+	// List is the recorded steps, strictly increasing from 0.
+	List []int `json:"steps,omitempty"`
+	// Windows is the plan List was computed from; Local runs
+	// train.RunWindows with it, so that its records are the harness's bit
+	// for bit.
+	Windows *train.WindowPlan `json:"-"`
 }
 
 // Records reports whether step t is recorded (last: the run ends at t).
 func (s Schedule) Records(t int, last bool) bool {
+	if s.List != nil {
+		_, found := slices.BinarySearch(s.List, t)
+		return last || found
+	}
 	e := max(s.Every, 1)
 	return last || t%e == 0 || (s.Pairs && t%e == 1)
+}
+
+// WindowSchedule returns the schedule of train.RunWindows(…, plan) and the
+// steps that run takes (plan.Steps, or up to Burst − 1 more to finish the
+// last window): the windows of Burst consecutive steps at 1, Growth,
+// Growth², … or every Every steps, as RunWindows lays them out.
+func WindowSchedule(plan train.WindowPlan) (Schedule, int, error) {
+	if plan.Burst < 1 || plan.Steps < 0 || (!(plan.Growth > 1) && plan.Every < 1) {
+		return Schedule{}, 0, fmt.Errorf("%w: window plan %+v", ErrBadCase, plan)
+	}
+	var list []int
+	done, next := 0, 1.0
+	for {
+		for s := done; s < done+plan.Burst; s++ {
+			if len(list) == 0 || s > list[len(list)-1] {
+				list = append(list, s)
+			}
+		}
+		done += plan.Burst - 1
+		if done >= plan.Steps {
+			break
+		}
+		var gap int
+		if plan.Growth > 1 {
+			for next <= float64(done) {
+				next *= plan.Growth
+			}
+			gap = int(next) - done
+		} else {
+			gap = plan.Every - (plan.Burst - 1)
+		}
+		gap = min(max(gap, 2), plan.Steps-done)
+		if gap <= 0 {
+			break
+		}
+		done += gap
+	}
+	p := plan
+	return Schedule{List: list, Windows: &p}, done, nil
 }
 
 // Case is one training run the suite asks an engine for: data and θ₀ in
@@ -148,6 +200,13 @@ func (c *Case) Validate() error {
 		return bad("record every %d", c.Record.Every)
 	case c.Weights != nil && len(c.Weights) != c.N:
 		return bad("%d weights for %d samples", len(c.Weights), c.N)
+	case c.Record.Windows != nil && c.StopLogLoss != 0:
+		return bad("a windows schedule runs its steps: no stop at a loss")
+	}
+	for i, t := range c.Record.List {
+		if t < 0 || t > c.Steps || (i > 0 && t <= c.Record.List[i-1]) {
+			return bad("recorded steps %v: want strictly increasing steps in [0, %d]", c.Record.List, c.Steps)
+		}
 	}
 	for i, w := range c.Weights {
 		if !(w >= 0) || math.IsInf(w, 0) {

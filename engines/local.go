@@ -44,10 +44,19 @@ func (l Local) Train(ctx context.Context, c *Case) (*train.Trajectory, error) {
 		opt = l.WrapOptimizer(opt)
 	}
 	theta := append([]float64(nil), c.Theta0...)
+	if w := c.Record.Windows; w != nil {
+		// The harness's own recording (train.RunWindows), bit for bit.
+		tr, err := train.RunWindows(obj, opt, theta, *w)
+		if tr != nil {
+			withWeights(tr, c.Weights)
+		}
+		return tr, err
+	}
 	every := max(c.Record.Every, 1)
-	cfg := train.Config{Steps: c.Steps, Every: every, StopLogLoss: c.StopLogLoss, KeepTheta: !c.Record.Pairs,
+	sparse := c.Record.Pairs || c.Record.List != nil
+	cfg := train.Config{Steps: c.Steps, Every: every, StopLogLoss: c.StopLogLoss, KeepTheta: !sparse,
 		Observe: func(*train.Record, []float64, *train.Eval) error { return ctx.Err() }}
-	if c.Record.Pairs {
+	if sparse {
 		// Every step is measured, the schedule's kept (with θ).
 		cfg.Every = 1
 		cfg.Observe = func(r *train.Record, th []float64, _ *train.Eval) error {
@@ -58,7 +67,7 @@ func (l Local) Train(ctx context.Context, c *Case) (*train.Trajectory, error) {
 		}
 	}
 	tr, err := train.Run(obj, opt, theta, cfg)
-	if tr != nil && c.Record.Pairs {
+	if tr != nil && sparse {
 		kept := tr.Records[:0]
 		for i, r := range tr.Records {
 			if r.Theta != nil || i == len(tr.Records)-1 {

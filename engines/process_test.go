@@ -13,6 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/engines/internal/fakeengine"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // TestMain lets the test binary be the fake engine: `TESTBINARY
@@ -82,6 +83,12 @@ func TestFakeAgreesWithLocal(t *testing.T) {
 		separable(t, "lossbased", "mlp:relu:2x4", 3, 8, 5),
 	}
 	cases[1].Weights = []float64{1, 2, 0.5, 1, 1, 3, 1, 0.25}
+	w := separable(t, "windows", "mlp:relu:2x4", 3, 8, 6)
+	var err error
+	if w.Record, w.Steps, err = engines.WindowSchedule(train.WindowPlan{Steps: 300, Burst: 4, Growth: 1.7}); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, w)
 	cases[4].Rule = engines.StepRule{Kind: engines.LossBased}
 	cases[4].Record = engines.Schedule{Every: 1}
 	cases[4].Steps = 30

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/check"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // TestSequentialRoundTrip maps specs to nn.Sequential modules and PyTorch's
@@ -121,6 +123,59 @@ func TestSequentialRefuses(t *testing.T) {
 		}
 		if _, err := SequentialOf(net); !errors.Is(err, ErrNotExpressible) {
 			t.Errorf("%s: got %v, want ErrNotExpressible", tc.spec, err)
+		}
+	}
+}
+
+// TestWindowScheduleIsRunWindows: the steps WindowSchedule lists are the
+// records train.RunWindows makes for the plan, and the steps it takes.
+func TestWindowScheduleIsRunWindows(t *testing.T) {
+	for _, plan := range []train.WindowPlan{
+		{Steps: 200, Burst: 16, Growth: 1.5},
+		{Steps: 1000, Burst: 2, Every: 100},
+		{Steps: 50, Burst: 1, Growth: 1.2},
+		{Steps: 7, Burst: 4, Every: 3},
+	} {
+		s, steps, err := WindowSchedule(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Case{Name: "w", Model: "linear", In: 2, N: 2, X: []float64{1, 0, 0, 1}, Y: []float64{1, -1},
+			Theta0: []float64{0.1, 0.2}, Loss: Logistic, Rule: StepRule{Kind: GD, LR: 0.1}, Steps: steps, Record: s}
+		obj, err := c.objective()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gd, _ := train.NewGD(0.1)
+		tr, err := train.RunWindows(obj, gd, append([]float64(nil), c.Theta0...), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, r := range tr.Records {
+			got = append(got, r.Step)
+		}
+		if !slices.Equal(got, s.List) || tr.Steps != steps {
+			t.Errorf("%+v: RunWindows records %v and takes %d steps, the schedule %v and %d", plan, got, tr.Steps, s.List, steps)
+		}
+		// Without the plan (another engine's view), Local records the
+		// same steps and θ.
+		lt, err := Local{}.Train(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Record.Windows = nil
+		lp, err := Local{}.Train(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lt.Records) != len(lp.Records) {
+			t.Fatalf("%+v: %d records with the plan, %d with its list", plan, len(lt.Records), len(lp.Records))
+		}
+		for i := range lt.Records {
+			if lt.Records[i].Step != lp.Records[i].Step || !slices.Equal(lt.Records[i].Theta, lp.Records[i].Theta) {
+				t.Fatalf("%+v: record %d differs between the windows run and the listed steps", plan, i)
+			}
 		}
 	}
 }

@@ -54,6 +54,16 @@ def serve(hello, train, evaluate):
         sys.stdout.flush()
 
 
+def schedule(record):
+    """Whether step t is recorded (the last step always is): the listed steps, or every
+    `every`-th step and, with pairs, the step after each."""
+    keep = set(record.get("steps") or [])
+    every, pairs = max(record.get("every", 1), 1), record.get("pairs", False)
+    if keep:
+        return lambda t: t in keep
+    return lambda t: t % every == 0 or (pairs and t % every == 1)
+
+
 def trajectory(req, steps, thetas, modules, X, outputs=None, log_eta=None, log_time=None, stalled=False,
                run_error=""):
     """The answer to a train request: the records (thetas: T x P, the flat state_dict of each)

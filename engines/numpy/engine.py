@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapter"))
-from protocol import LB_ALPHA0, LB_DOWN, LB_RETRIES, LB_UP, Unsupported, arguments, serve, trajectory  # noqa: E402
+from protocol import LB_ALPHA0, LB_DOWN, LB_RETRIES, LB_UP, schedule, Unsupported, arguments, serve, trajectory  # noqa: E402
 
 FAULTS = {
     "preconditioner": "the coordinate with the largest |dL/dtheta| at the first step gets 4x its gradient at every step",
@@ -158,7 +158,7 @@ def train(req, args):
     rule = req["rule"]
     eta = rule.get("lr", 0.0)
     steps, stop = req.get("steps", 0), req.get("stop_logloss", 0.0)
-    every, pairs = max(req["record"].get("every", 1), 1), req["record"].get("pairs", False)
+    recorded = schedule(req.get("record") or {})
     alpha = rule.get("alpha0") or LB_ALPHA0
     acc, precond = np.zeros_like(theta), None
     rec = {"step": [], "theta": [], "log_eta": [], "log_time": []}
@@ -177,7 +177,7 @@ def train(req, args):
         out, cache = net.forward(theta, X)
         logL, gout = obj.eval(out)
         done = t == steps or (stop != 0 and logL <= stop)
-        if done or t % every == 0 or (pairs and t % every == 1):
+        if done or recorded(t):
             keep(t)
         if done:
             break

@@ -24,7 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapter"))
-from protocol import LB_ALPHA0, LB_DOWN, LB_RETRIES, LB_UP, arguments, serve, trajectory  # noqa: E402
+from protocol import LB_ALPHA0, LB_DOWN, LB_RETRIES, LB_UP, schedule, arguments, serve, trajectory  # noqa: E402
 
 FAULTS = {
     "preconditioner": "the coordinate with the largest |dL/dtheta| at the first step gets 4x its gradient at every step",
@@ -167,7 +167,7 @@ def train(req, args):
     rule = req["rule"]
     eta = rule.get("lr", 0.0)
     steps, stop = req.get("steps", 0), req.get("stop_logloss", 0.0)
-    every, pairs = max(req["record"].get("every", 1), 1), req["record"].get("pairs", False)
+    recorded = schedule(req.get("record") or {})
     params = list(net.parameters())
     opt = torch.optim.SGD(params, lr=eta if eta > 0 else 1.0)
     if args.fault == "backward-first-block":
@@ -186,7 +186,7 @@ def train(req, args):
         loss = obj.loss(net(X))
         logL = log_of(loss)
         done = t == steps or (stop != 0 and logL <= stop)
-        if done or t % every == 0 or (pairs and t % every == 1):
+        if done or recorded(t):
             rec_steps.append(t)
             rec_theta.append(flat_theta(net))
             log_eta.append(last_log_eta if t > 0 else 0.0)
