@@ -109,42 +109,38 @@ func (s Schedule) Records(t int, last bool) bool {
 
 // WindowSchedule returns the schedule of train.RunWindows(…, plan) and the
 // steps that run takes (plan.Steps, or up to Burst − 1 more to finish the
-// last window): the windows of Burst consecutive steps at 1, Growth,
-// Growth², … or every Every steps, as RunWindows lays them out.
+// last window). The steps are RunWindows' own: it runs the plan on a
+// one-parameter objective with an optimizer that stands still (one
+// evaluation of a 1×1 model per step), so the list cannot drift from the
+// harness's recording.
 func WindowSchedule(plan train.WindowPlan) (Schedule, int, error) {
-	if plan.Burst < 1 || plan.Steps < 0 || (!(plan.Growth > 1) && plan.Every < 1) {
-		return Schedule{}, 0, fmt.Errorf("%w: window plan %+v", ErrBadCase, plan)
+	m, err := models.Parse("linear", 1)
+	if err != nil {
+		return Schedule{}, 0, err
 	}
-	var list []int
-	done, next := 0, 1.0
-	for {
-		for s := done; s < done+plan.Burst; s++ {
-			if len(list) == 0 || s > list[len(list)-1] {
-				list = append(list, s)
-			}
-		}
-		done += plan.Burst - 1
-		if done >= plan.Steps {
-			break
-		}
-		var gap int
-		if plan.Growth > 1 {
-			for next <= float64(done) {
-				next *= plan.Growth
-			}
-			gap = int(next) - done
-		} else {
-			gap = plan.Every - (plan.Burst - 1)
-		}
-		gap = min(max(gap, 2), plan.Steps-done)
-		if gap <= 0 {
-			break
-		}
-		done += gap
+	l, _ := losses.ByName("exp")
+	obj, err := train.NewObjective(m, l, &dataset.Dataset{N: 1, D: 1, X: []float64{1}, Y: []float64{1}})
+	if err != nil {
+		return Schedule{}, 0, err
+	}
+	tr, err := train.RunWindows(obj, still{}, []float64{0}, plan)
+	if err != nil {
+		return Schedule{}, 0, fmt.Errorf("%w: window plan %+v: %v", ErrBadCase, plan, err)
+	}
+	list := make([]int, len(tr.Records))
+	for i, r := range tr.Records {
+		list[i] = r.Step
 	}
 	p := plan
-	return Schedule{List: list, Windows: &p}, done, nil
+	return Schedule{List: list, Windows: &p}, tr.Steps, nil
 }
+
+// still is an optimizer that leaves θ where it is (WindowSchedule).
+type still struct{}
+
+func (still) Name() string { return "still" }
+
+func (still) Step(*train.Objective, []float64, *train.Eval) (float64, error) { return 0, nil }
 
 // Case is one training run the suite asks an engine for: data and θ₀ in
 // the engine's own layout (the client permutes them into the other
