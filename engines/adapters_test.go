@@ -268,3 +268,18 @@ func plainLossFinding(t *testing.T, p *Process, c *Case) {
 	}
 	t.Logf("finding: plain BCEWithLogitsLoss, loss-based to log 𝓛 = %.4g: %s", tr.Final().LogLoss, descent(t, c, tr))
 }
+
+// TestSkeletonAdapter runs docs/engines.md's adapter skeleton
+// (engines/skeleton/engine.py): a linear exponential-loss GD case agrees
+// with our engine to the rounding bound of its steps, and a case it does
+// not declare is not applicable.
+func TestSkeletonAdapter(t *testing.T) {
+	needPython(t, "numpy", "python3-numpy")
+	c := adapterCases(t)[1]
+	c.Loss, c.Rule.LR, c.Steps = Exponential, 0.05, 1000
+	adapterAgrees(t, python+" skeleton/engine.py", []*Case{c}, func(p *Process) {
+		if _, err := p.Train(context.Background(), adapterCases(t)[0]); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("an MLP on the skeleton: %v, want ErrUnsupported", err)
+		}
+	})
+}
