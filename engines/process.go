@@ -30,6 +30,9 @@ type Options struct {
 	Dir string
 	// Inline asks for trajectories inline in the answer (small cases).
 	Inline bool
+	// MaxLine bounds one answer line (0: MaxLine, 1 GiB); a longer one is
+	// a malformed answer, discarded without being held in memory.
+	MaxLine int
 	// Stderr receives the engine's stderr (nil: only its last lines are
 	// kept, for the error of a crash).
 	Stderr io.Writer
@@ -67,6 +70,9 @@ func Start(ctx context.Context, command string, opts Options) (*Process, error) 
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Minute
+	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = MaxLine
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 2 * time.Minute
@@ -141,10 +147,14 @@ func (p *Process) start(ctx context.Context) error {
 		// without one is an unfinished answer, not an answer.
 		br := bufio.NewReaderSize(stdout, 1<<16)
 		for {
-			line, err := br.ReadBytes('\n')
+			line, over, err := readLine(br, p.opts.MaxLine)
 			if err != nil {
 				ch.partial = len(line)
 				break
+			}
+			if over {
+				ch.lines <- nil // a line longer than MaxLine: malformed
+				continue
 			}
 			ch.lines <- line[:len(line)-1]
 		}
@@ -201,6 +211,9 @@ func (p *Process) exchange(ctx context.Context, msg any, id int) ([]byte, error)
 					unfinished = fmt.Sprintf(", leaving %d bytes of an unfinished answer", ch.partial)
 				}
 				return nil, &answerError{Crashed, fmt.Errorf("the engine exited (%v) before answering%s%s", ch.exit, unfinished, ch.tail.last())}
+			}
+			if line == nil {
+				return nil, malformed("an answer line longer than %d bytes", p.opts.MaxLine)
 			}
 			if id >= 0 {
 				var head struct {
@@ -394,6 +407,23 @@ func (p *Process) Close() error {
 		return os.RemoveAll(p.dir)
 	}
 	return nil
+}
+
+// readLine reads one line with its newline, holding at most limit bytes:
+// over reports a longer line, whose bytes are read and dropped.
+func readLine(br *bufio.Reader, limit int) (line []byte, over bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !over && len(line)+len(chunk) > limit+1 {
+			over, line = true, nil
+		}
+		if !over {
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, over, err
+		}
+	}
 }
 
 // drained returns a channel closed once lines is.

@@ -201,6 +201,22 @@ func TestMisbehavingEngine(t *testing.T) {
 	}
 }
 
+// TestLongLine: an answer line longer than Options.MaxLine is a
+// malformed answer (never held whole), and the engine goes on.
+func TestLongLine(t *testing.T) {
+	p := start(t, fake(), engines.Options{MaxLine: 200, Inline: true})
+	for _, name := range []string{"one", "two"} {
+		_, err := p.Train(context.Background(), separable(t, name, "mlp:relu:2x4", 3, 6, 1))
+		var ce *engines.CaseError
+		if !errors.As(err, &ce) || ce.Kind != engines.Malformed || !strings.Contains(err.Error(), "longer than 200 bytes") {
+			t.Fatalf("case %s: %v", name, err)
+		}
+	}
+	if n := p.Counts(); n.EngineErrors != 2 || n.Restarts != 0 {
+		t.Errorf("counts %+v", n)
+	}
+}
+
 // TestCancelStopsEngine: cancelling the context (Ctrl-C) while the engine
 // hangs returns at once with the cancellation, not a CaseError, and the
 // next case starts a fresh engine.
