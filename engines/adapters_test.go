@@ -117,9 +117,17 @@ func descent(t *testing.T, c *Case, tr *train.Trajectory) theorems.Verdict {
 // variant's GD is the same SGD, so one GD case shows it.
 func TestPyTorchAdapter(t *testing.T) {
 	needTorch(t)
-	cs := adapterCases(t)
-	adapterAgrees(t, python+" pytorch/engine.py", append(cs[:6:6], cs[7]), func(p *Process) { plainLossFinding(t, p, cs[6]) })
-	adapterAgrees(t, python+" pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
+	// In parallel: each engine spends most of its start importing torch.
+	t.Run("plain", func(t *testing.T) {
+		t.Parallel()
+		cs := adapterCases(t)
+		adapterAgrees(t, python+" pytorch/engine.py", append(cs[:6:6], cs[7]), func(p *Process) { plainLossFinding(t, p, cs[6]) })
+	})
+	t.Run("logdomain", func(t *testing.T) {
+		t.Parallel()
+		cs := adapterCases(t)
+		adapterAgrees(t, python+" pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
+	})
 }
 
 // TestNumPyAdapter: engines/numpy/engine.py (MLPs only) agrees the same
