@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/check"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
@@ -182,12 +183,45 @@ func adapterAgrees(t *testing.T, command string, cases []*Case, more func(*Proce
 		t.Logf("%s by %s: %d records to step %d, log 𝓛 %.4g (ours %.4g); steps %s; max ‖θ − θ_ours‖/‖θ_ours‖ = %.2g",
 			c.Name, command, len(got.Records), got.Steps, got.Final().LogLoss, want.Final().LogLoss, v.Detail, worst)
 	}
+	if p.Capabilities().Eval {
+		for _, c := range cases {
+			evalAgrees(t, p, c)
+		}
+	}
 	if more != nil {
 		more(p)
 	}
 	if n := p.Counts(); n.EngineErrors != 0 {
 		t.Errorf("counts %+v", n)
 	}
+}
+
+// evalAgrees compares the engine's Φ, ∇Φ, log 𝓛 and ∇log 𝓛 at θ₀ with
+// ours, to check.MappingTolerance (1e-12 of the largest entry: both
+// engines sum the same products in other orders; derived in
+// check/outputs.go).
+func evalAgrees(t *testing.T, p *Process, c *Case) {
+	ec := &EvalCase{Name: c.Name, Model: c.Model, In: c.In, X: c.X, N: c.N, Theta: c.Theta0, Loss: c.Loss, Y: c.Y, Weights: c.Weights}
+	want, err := Local{}.Eval(context.Background(), ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Eval(context.Background(), ec)
+	if err != nil {
+		t.Fatalf("eval %s: %v", c.Name, err)
+	}
+	var worst float64
+	for _, v := range []struct {
+		name      string
+		got, want []float64
+	}{{"Φ", got.Phi, want.Phi}, {"∇Φ", got.Grad, want.Grad}, {"log 𝓛", []float64{got.LogLoss}, []float64{want.LogLoss}}, {"∇log 𝓛", got.Dir, want.Dir}} {
+		rel := floats.Distance(v.got, v.want, math.Inf(1)) / floats.Norm(v.want, math.Inf(1))
+		if !(rel <= check.MappingTolerance) {
+			t.Errorf("eval %s by %s: %s differs from ours by %.3g of its largest entry", c.Name, p.Name(), v.name, rel)
+		}
+		worst = max(worst, rel)
+	}
+	t.Logf("eval %s by %s: Φ, ∇Φ, log 𝓛, ∇log 𝓛 within %.2g of ours (relative to the largest entry)", c.Name, p.Name(), worst)
 }
 
 // faultRows are the adapters' faults, each on a case it concerns.
