@@ -14,6 +14,7 @@ import (
 	"github.com/implicitbias/implicitbias/check"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
+	"github.com/implicitbias/implicitbias/theorems/kkt"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -106,7 +107,7 @@ func descent(t *testing.T, c *Case, tr *train.Trajectory) theorems.Verdict {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return theorems.DescentSteps(obj, tr)
+	return kkt.DescentSteps(obj, tr)
 }
 
 // TestPyTorchAdapter runs the cases through engines/pytorch/engine.py and

@@ -103,7 +103,7 @@ func readTrajectory(c *Case, a *Answer) (*train.Trajectory, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := &train.Trajectory{Model: want.String(), Loss: c.Loss.String(), Optimizer: c.Rule.Kind.String(), Degree: math.NaN(), Stalled: a.Stalled}
+	tr := &train.Trajectory{Model: want.String(), Loss: obj.Loss, Step: c.Rule.trainRule(), Degree: math.NaN(), Stalled: a.Stalled}
 	if d := want.Degree(); d.Homogeneous {
 		tr.Degree = d.Order
 	}

@@ -80,6 +80,18 @@ type StepRule struct {
 	Alpha0 float64 `json:"alpha0,omitempty"`
 }
 
+// trainRule is the rule as train.Trajectory.Step declares it.
+func (r StepRule) trainRule() train.StepRule {
+	if r.Kind == LossBased {
+		a := r.Alpha0
+		if a == 0 {
+			a = 0.1
+		}
+		return train.StepRule{Kind: train.LossBasedStep, LR: a}
+	}
+	return train.StepRule{Kind: train.GDStep, LR: r.LR}
+}
+
 // Schedule says which steps are recorded, always with the first and the
 // last: every Every-th (0 means 1), with Pairs the step after each too (t
 // and t+1: the pairs on which theorems.DescentSteps checks that a step was
@@ -138,7 +150,7 @@ func WindowSchedule(plan train.WindowPlan) (Schedule, int, error) {
 // still is an optimizer that leaves θ where it is (WindowSchedule).
 type still struct{}
 
-func (still) Name() string { return "still" }
+func (still) Rule() train.StepRule { return train.StepRule{Kind: train.GDStep} }
 
 func (still) Step(*train.Objective, []float64, *train.Eval) (float64, error) { return 0, nil }
 
