@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/implicitbias/implicitbias/engines"
-	"github.com/implicitbias/implicitbias/engines/internal/fakeengine"
+	"github.com/implicitbias/implicitbias/engines/fakeengine"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -19,15 +19,11 @@ import (
 // TestMain lets the test binary be the fake engine: `TESTBINARY
 // fakeengine -behave …` runs fakeengine.Main.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "fakeengine" {
-		os.Exit(fakeengine.Main(os.Args[2:], os.Stdin, os.Stdout))
-	}
+	fakeengine.ServeIfAsked()
 	os.Exit(m.Run())
 }
 
-func fake(args ...string) string {
-	return strings.Join(append([]string{os.Args[0], "fakeengine"}, args...), " ")
-}
+func fake(args ...string) string { return fakeengine.Command(args...) }
 
 // separable returns a case of n samples labelled by a random teacher
 // (binary), θ₀ small and random: deterministic in seed.

@@ -35,23 +35,27 @@ type Document struct {
 
 // Entry is one catalog entry's result.
 type Entry struct {
-	ID               string   `json:"id"`
-	Section          string   `json:"section"`
-	Source           string   `json:"source"`
-	Claim            string   `json:"claim"`
-	Status           string   `json:"status"`
-	Cases            int      `json:"cases"`
-	Holds            int      `json:"holds"`
-	Violated         int      `json:"violated"`
-	Inconclusive     int      `json:"inconclusive"`
-	AssumptionFailed int      `json:"assumption_failed"`
-	Statistic        *float64 `json:"statistic"`
-	Bound            *float64 `json:"bound"`
-	Detail           string   `json:"detail"`
-	WorstCase        string   `json:"worst_case"`
-	Controls         int      `json:"controls"`
-	ControlsCaught   int      `json:"controls_caught"`
-	ControlMissed    string   `json:"control_missed,omitempty"`
+	ID               string `json:"id"`
+	Section          string `json:"section"`
+	Source           string `json:"source"`
+	Claim            string `json:"claim"`
+	Status           string `json:"status"`
+	Cases            int    `json:"cases"`
+	Holds            int    `json:"holds"`
+	Violated         int    `json:"violated"`
+	Inconclusive     int    `json:"inconclusive"`
+	AssumptionFailed int    `json:"assumption_failed"`
+	// NotApplicable and EngineErrors are set on another engine only
+	// (verify --engine).
+	NotApplicable  int      `json:"not_applicable,omitempty"`
+	EngineErrors   int      `json:"engine_errors,omitempty"`
+	Statistic      *float64 `json:"statistic"`
+	Bound          *float64 `json:"bound"`
+	Detail         string   `json:"detail"`
+	WorstCase      string   `json:"worst_case"`
+	Controls       int      `json:"controls"`
+	ControlsCaught int      `json:"controls_caught"`
+	ControlMissed  string   `json:"control_missed,omitempty"`
 	// Figures lists the entry's figure files (relative to the report
 	// directory) when the report was written with --report.
 	Figures []string `json:"figures,omitempty"`
@@ -61,11 +65,15 @@ type Entry struct {
 
 // MarshalJSON writes the totals with snake_case keys.
 func (t Totals) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]int{
+	m := map[string]int{
 		"entries": t.Entries, "holds": t.Holds, "violated": t.Violated,
 		"inconclusive": t.Inconclusive, "assumption_failed": t.AssumptionFailed, "unchecked": t.Unchecked,
 		"not_selected": t.NotSelected, "checks": t.Checks,
-	})
+	}
+	if t.NotApplicable+t.EngineError > 0 { // a run on another engine
+		m["not_applicable"], m["engine_error"] = t.NotApplicable, t.EngineError
+	}
+	return json.Marshal(m)
 }
 
 func finite(x float64) *float64 {
@@ -84,6 +92,7 @@ func NewDocument(seed int64, budget string, rs []theorems.Result, checks ...stri
 		d.Entries = append(d.Entries, Entry{
 			ID: r.ID, Section: r.Section, Source: r.Source, Claim: r.Info.Claim, Status: r.Status().String(),
 			Cases: s.Cases, Holds: s.Holds, Violated: s.Violated, Inconclusive: s.Inconclusive, AssumptionFailed: s.AssumptionFailed,
+			NotApplicable: s.NotApplicable, EngineErrors: s.EngineErrors,
 			Statistic: finite(shown.Statistic), Bound: finite(shown.Bound), Detail: shown.Detail, WorstCase: shownCase,
 			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed, Interrupted: r.Interrupted,
 		})

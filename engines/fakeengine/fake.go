@@ -111,3 +111,18 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// ServeIfAsked runs the fake on stdin and stdout and exits when the
+// process was started as Command starts it: a test binary's TestMain calls
+// it first, so that the binary is its own fake engine.
+func ServeIfAsked() {
+	if len(os.Args) > 1 && os.Args[1] == "fakeengine" {
+		os.Exit(Main(os.Args[2:], os.Stdin, os.Stdout))
+	}
+}
+
+// Command is the command line that starts this binary as the fake with
+// args (ServeIfAsked).
+func Command(args ...string) string {
+	return strings.Join(append([]string{os.Args[0], "fakeengine"}, args...), " ")
+}
