@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/implicitbias/implicitbias/theorems"
@@ -199,8 +200,17 @@ func writeTable(w io.Writer, rs []theorems.Result, catalog bool, checks []string
 	} else {
 		fmt.Fprintf(w, "\n%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed%s.\n", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed, t.onEngine())
 	}
+	var na []string
 	for _, r := range rs {
-		if r.Status() == theorems.Holds {
+		if r.Status() == theorems.NotApplicable {
+			na = append(na, r.ID)
+		}
+	}
+	if na != nil {
+		fmt.Fprintf(w, "\nnot applicable on the engine (the protocol does not express their runs; docs/engines.md): %s\n", strings.Join(na, ", "))
+	}
+	for _, r := range rs {
+		if s := r.Status(); s == theorems.Holds || s == theorems.NotApplicable {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s: %s\n  worst case: %s\n", r.ID, r.Status(), r.Claims.Worst.Detail, r.Claims.WorstCase)
