@@ -62,9 +62,16 @@ type Outcome struct {
 }
 
 // Passed reports that n cases decided and every one was wanted.
-// A property not applicable on the engine under test did not pass.
+// A property none of whose cases the engine under test could run did not
+// pass (NotRun).
 func (o Outcome) Passed() bool {
-	return !o.GaveUp && o.Failed == "" && !o.Interrupted && o.Summary.NotApplicable == 0
+	return !o.GaveUp && o.Failed == "" && !o.Interrupted && !o.NotRun()
+}
+
+// NotRun reports that every case was not applicable on the engine under
+// test.
+func (o Outcome) NotRun() bool {
+	return o.Summary.Cases > 0 && o.Summary.NotApplicable == o.Summary.Cases
 }
 
 // maxGenMisses bounds the draws a filtered generator may reject in a row
@@ -129,7 +136,8 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 			ver := p.Verdict(r, judged)
 			if ver.Status == theorems.NotApplicable {
 				o.Summary.Add(ver, Describe(r, v))
-				return o
+				decided++
+				continue
 			}
 			if ver.Status == theorems.AssumptionFailed {
 				o.Refused++
@@ -147,7 +155,12 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 		ver := p.Verdict(r, v)
 		o.Summary.Add(ver, Describe(r, v))
 		if ver.Status == theorems.NotApplicable {
-			return o // the engine under test cannot run the claim's cases
+			// A case the engine under test cannot run (a layer its
+			// handshake lacks, a run the protocol has no words for):
+			// counted, never a pass, not replaced (a claim none of whose
+			// cases can run must not draw forever).
+			decided++
+			continue
 		}
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {

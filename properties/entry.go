@@ -122,7 +122,7 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 			res.Interrupted = true
 			return res
 		}
-		if out.Summary.NotApplicable > 0 {
+		if out.NotRun() {
 			res.Controls-- // not run on the engine under test
 			continue
 		}

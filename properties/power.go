@@ -64,11 +64,11 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	if o.Interrupted {
 		return row, ctx.Err()
 	}
-	if o.Summary.NotApplicable > 0 {
+	if o.NotRun() {
 		row.NotApplicable, row.Missed = true, o.Summary.Worst.Detail
 		return row, nil
 	}
-	row.Cases, row.Violated = o.Summary.Cases, o.Summary.Violated
+	row.Cases, row.Violated = o.Summary.Cases-o.Summary.NotApplicable, o.Summary.Violated
 	row.Invalid, row.Refused = o.Invalid, o.Refused
 	if row.Cases > 0 {
 		row.Caught = float64(row.Violated) / float64(row.Cases)

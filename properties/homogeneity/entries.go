@@ -1,6 +1,7 @@
 package homogeneity
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -38,6 +39,16 @@ func pointProperty(name string, v cases.Variant, declared func(cases.Built) floa
 		c, err := pointCase(x, declared)
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
+		}
+		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at θ
+			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.Theta, c.X, c.N)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return theorems.Assumption("case does not evaluate: %v", err)
+			}
+			c.Model = m
 		}
 		return check(c)
 	}}

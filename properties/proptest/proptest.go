@@ -130,7 +130,7 @@ func RunProperty(t *testing.T, r *properties.Runner, id string, p properties.Pro
 func assertOutcome(t *testing.T, r *properties.Runner, p properties.Prop, o properties.Outcome) {
 	t.Helper()
 	switch {
-	case o.Summary.NotApplicable > 0:
+	case o.NotRun():
 		t.Skipf("%s: not applicable on the engine under test: %s", p.Meta().Name, o.Summary.Worst.Detail)
 	case o.GaveUp:
 		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",
