@@ -54,6 +54,20 @@ class Square(nn.Module):
         return x * x
 
 
+class StridedSameConv2d(nn.Conv2d):
+    """Conv2d with "same" padding and a stride: ceil(in/S) outputs, P = max((out-1)*S + K - in, 0)
+    zeros in each direction, P//2 before and the rest after (TensorFlow's rule, models/conv2d.go).
+    The parameters are Conv2d's (weight, bias), so the state_dict keys do not change."""
+
+    def forward(self, x):
+        k, s = self.kernel_size[0], self.stride[0]
+        pads = []
+        for n in (x.shape[-1], x.shape[-2]):  # F.pad takes the last dimension first
+            p = max((-(-n // s) - 1) * s + k - n, 0)
+            pads += [p // 2, p - p // 2]
+        return F.conv2d(F.pad(x, pads), self.weight, self.bias, self.stride)
+
+
 def build(model):
     """The nn.Sequential of the request's module list, float64."""
     mods = []
@@ -61,6 +75,9 @@ def build(model):
         k = m["kind"]
         if k == "Linear":
             mods.append(nn.Linear(m["in"], m["out"], bias=m.get("bias", False)))
+        elif k == "Conv2d" and m.get("same") and m["stride"] > 1:
+            # PyTorch refuses padding="same" with a stride (1.13: ValueError).
+            mods.append(StridedSameConv2d(m["in"], m["out"], m["kernel"], stride=m["stride"], bias=m.get("bias", False)))
         elif k == "Conv2d":
             mods.append(nn.Conv2d(m["in"], m["out"], m["kernel"], stride=m["stride"],
                                   padding="same" if m.get("same") else 0, bias=m.get("bias", False)))
