@@ -129,6 +129,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "verify", err)
 	}
+	if *engineCmd != "" && (*hunt != "" || *drop != "" || *caseLine != "") {
+		return fail(stderr, "verify", fmt.Errorf("--engine runs the table and --faults; --hunt and --case run on our engine only"))
+	}
 	runner := properties.NewRunner(*seed, budget)
 	runner.Store = store
 	runner.Figures = *reportDir != ""
