@@ -35,32 +35,32 @@ type Document struct {
 
 // Entry is one catalog entry's result.
 type Entry struct {
-	ID               string `json:"id"`
-	Section          string `json:"section"`
-	Source           string `json:"source"`
-	Claim            string `json:"claim"`
-	Status           string `json:"status"`
-	Cases            int    `json:"cases"`
-	Holds            int    `json:"holds"`
-	Violated         int    `json:"violated"`
-	Inconclusive     int    `json:"inconclusive"`
-	AssumptionFailed int    `json:"assumption_failed"`
-	// NotApplicable and EngineErrors are set on another engine only
-	// (verify --engine).
-	NotApplicable  int      `json:"not_applicable,omitempty"`
-	EngineErrors   int      `json:"engine_errors,omitempty"`
-	Statistic      *float64 `json:"statistic"`
-	Bound          *float64 `json:"bound"`
-	Detail         string   `json:"detail"`
-	WorstCase      string   `json:"worst_case"`
-	Controls       int      `json:"controls"`
-	ControlsCaught int      `json:"controls_caught"`
-	ControlMissed  string   `json:"control_missed,omitempty"`
+	ID               string   `json:"id"`
+	Section          string   `json:"section"`
+	Source           string   `json:"source"`
+	Claim            string   `json:"claim"`
+	Status           string   `json:"status"`
+	Cases            int      `json:"cases"`
+	Holds            int      `json:"holds"`
+	Violated         int      `json:"violated"`
+	Inconclusive     int      `json:"inconclusive"`
+	AssumptionFailed int      `json:"assumption_failed"`
+	Statistic        *float64 `json:"statistic"`
+	Bound            *float64 `json:"bound"`
+	Detail           string   `json:"detail"`
+	WorstCase        string   `json:"worst_case"`
+	Controls         int      `json:"controls"`
+	ControlsCaught   int      `json:"controls_caught"`
+	ControlMissed    string   `json:"control_missed,omitempty"`
 	// Figures lists the entry's figure files (relative to the report
 	// directory) when the report was written with --report.
 	Figures []string `json:"figures,omitempty"`
 	// Interrupted marks an entry stopped by Ctrl-C before its cases ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// NotApplicable and EngineErrors count the cases another engine could
+	// not run or failed on (verify --engine; absent otherwise).
+	NotApplicable int `json:"not_applicable,omitempty"`
+	EngineErrors  int `json:"engine_errors,omitempty"`
 }
 
 // MarshalJSON writes the totals with snake_case keys.
