@@ -22,7 +22,7 @@ import (
 // claims wired to the protocol (docs/engines.md, "What is wired").
 func onEngine(id string) bool {
 	switch id {
-	case theorems.LL_B3, theorems.LL_B3m, theorems.LL_4_2, theorems.LL_4_4, theorems.LL_A9, theorems.LL_C10, theorems.LL_lin:
+	case theorems.LL_B2a, theorems.LL_B2b, theorems.LL_B3, theorems.LL_B3m, theorems.LL_4_2, theorems.LL_4_4, theorems.LL_A9, theorems.LL_C10, theorems.LL_lin:
 		return true
 	}
 	return false

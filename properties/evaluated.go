@@ -9,34 +9,42 @@ import (
 )
 
 // Evaluated asks r.Engine for Φ(θ; x_i) and ∇_θΦ(θ; x_i) on the n rows
-// of x (engines.EvalCase) and returns m answering Forward and Backward
-// from that answer: section A's identity checks then read the engine's Φ
-// and ∇Φ where they read our model's. The engine was asked at θ and on
-// those rows only: anywhere else Forward returns NaN, which no check
-// passes (a check that evaluates elsewhere must not be wired this way).
-func (r *Runner) Evaluated(name string, m models.Model, theta, x []float64, n int) (models.Model, error) {
-	c := &engines.EvalCase{Name: name, Model: m.String(), In: m.In(), X: x, N: n, Theta: theta}
-	if err := r.Engine.Capabilities().SupportsEval(c); err != nil {
-		return nil, err
+// of x (engines.EvalCase) at each θ of thetas and returns m answering
+// Forward and Backward from those answers: section A's identity checks
+// then read the engine's Φ and ∇Φ where they read our model's. The engine
+// was asked at those θ (bit for bit) and on those rows only: anywhere else
+// Forward returns NaN, which no check passes (a check that evaluates
+// elsewhere must not be wired this way).
+func (r *Runner) Evaluated(name string, m models.Model, x []float64, n int, thetas ...[]float64) (models.Model, error) {
+	e := &evaluated{Model: m, x: x, n: n}
+	for _, theta := range thetas {
+		c := &engines.EvalCase{Name: name, Model: m.String(), In: m.In(), X: x, N: n, Theta: theta}
+		if err := r.Engine.Capabilities().SupportsEval(c); err != nil {
+			return nil, err
+		}
+		ev, err := r.Engine.Eval(context.Background(), c)
+		if err != nil {
+			return nil, err
+		}
+		e.thetas, e.evs = append(e.thetas, theta), append(e.evs, ev)
 	}
-	ev, err := r.Engine.Eval(context.Background(), c)
-	if err != nil {
-		return nil, err
-	}
-	return &evaluated{Model: m, theta: theta, x: x, n: n, ev: ev}, nil
+	return e, nil
 }
 
-// evaluated is a model whose Φ and ∇Φ at θ on the rows of x are an
-// engine's evaluation (Evaluated).
+// evaluated is a model whose Φ and ∇Φ at the θ of thetas on the rows of x
+// are an engine's evaluations evs (Evaluated).
 type evaluated struct {
 	models.Model
-	theta, x []float64
-	n        int
-	ev       *engines.Evaluation
+	x      []float64
+	n      int
+	thetas [][]float64
+	evs    []*engines.Evaluation
 }
 
-// evalWorkspace keeps the rows of the last Forward (−1: not evaluated).
+// evalWorkspace keeps the evaluation and the rows of the last Forward
+// (row −1: not evaluated).
 type evalWorkspace struct {
+	ev   *engines.Evaluation
 	rows []int
 	out  []float64
 }
@@ -73,18 +81,22 @@ func bitsEqual(a, b []float64) bool {
 func (e *evaluated) Forward(ws models.Workspace, theta, x []float64, n int) []float64 {
 	w := ws.(*evalWorkspace)
 	in, k := e.In(), e.Out()
-	same := bitsEqual(theta, e.theta)
-	w.rows, w.out = w.rows[:0], w.out[:0]
+	w.ev, w.rows, w.out = nil, w.rows[:0], w.out[:0]
+	for i, th := range e.thetas {
+		if bitsEqual(theta, th) {
+			w.ev = e.evs[i]
+		}
+	}
 	for i := range n {
 		r := -1
-		if same {
+		if w.ev != nil {
 			r = e.row(x[i*in : (i+1)*in])
 		}
 		w.rows = append(w.rows, r)
 		for j := range k {
 			v := math.NaN()
 			if r >= 0 {
-				v = e.ev.Phi[r*k+j]
+				v = w.ev.Phi[r*k+j]
 			}
 			w.out = append(w.out, v)
 		}
@@ -108,7 +120,7 @@ func (e *evaluated) Backward(ws models.Workspace, _ []float64, gOut, grad []floa
 				}
 				return
 			}
-			row := e.ev.Grad[(r*k+j)*p : (r*k+j+1)*p]
+			row := w.ev.Grad[(r*k+j)*p : (r*k+j+1)*p]
 			for q := range grad {
 				grad[q] += g * row[q]
 			}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/cases"
@@ -41,7 +43,7 @@ func pointProperty(name string, v cases.Variant, declared func(cases.Built) floa
 			return theorems.Assumption("case does not build: %v", err)
 		}
 		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at θ
-			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.Theta, c.X, c.N)
+			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.X, c.N, c.Theta)
 			if v, ok := properties.EngineVerdict(err); ok {
 				return v
 			}
@@ -61,7 +63,20 @@ func scaledProperty(name string, v cases.Variant, declared func(cases.Built) flo
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
 		}
-		return check(c, math.Pow(10, sc.LogScale))
+		s := math.Pow(10, sc.LogScale)
+		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at θ and sθ (as the checks scale it)
+			scaled := make([]float64, len(c.Theta))
+			floats.ScaleTo(scaled, s, c.Theta)
+			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.X, c.N, c.Theta, scaled)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return theorems.Assumption("case does not evaluate: %v", err)
+			}
+			c.Model = m
+		}
+		return check(c, s)
 	}}
 }
 
