@@ -9,12 +9,13 @@ import (
 	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // openEngine starts the engine command (verify --engine) as r's engine
 // under test and returns what stops it. Ctrl-C (ctx done) stops the engine
-// at once: a case in flight then ends as an engine error of an
-// interrupted run, whose unfinished entries are not reported.
+// at once (ctxEngine): the case in flight ends, and the interrupted
+// run's unfinished entries are not reported.
 func openEngine(ctx context.Context, r *properties.Runner, command string, opts engines.Options, stderr io.Writer) (func(), error) {
 	p, err := engines.Start(ctx, command, opts)
 	if err != nil {
@@ -26,16 +27,24 @@ func openEngine(ctx context.Context, r *properties.Runner, command string, opts 
 		fault = ", fault " + cp.Fault
 	}
 	fmt.Fprintf(stderr, "implicitbias verify: engine %s (protocol %d%s)\n", cp.Engine, cp.Protocol, fault)
-	r.Engine = p
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			p.Close()
-		case <-done:
-		}
-	}()
-	return func() { close(done); p.Close() }, nil
+	r.Engine = ctxEngine{p, ctx}
+	return func() { p.Close() }, nil
+}
+
+// ctxEngine runs every call of the engine under ctx, verify's: Ctrl-C
+// ends a case in flight at once (the engine's process group is killed),
+// where the harness's calls would wait for the per-case timeout.
+type ctxEngine struct {
+	*engines.Process
+	ctx context.Context
+}
+
+func (e ctxEngine) Train(_ context.Context, c *engines.Case) (*train.Trajectory, error) {
+	return e.Process.Train(e.ctx, c)
+}
+
+func (e ctxEngine) Eval(_ context.Context, c *engines.EvalCase) (*engines.Evaluation, error) {
+	return e.Process.Eval(e.ctx, c)
 }
 
 // runEngineFaults is verify --faults --engine: for each fault the engine's
