@@ -69,7 +69,7 @@ def trajectory(req, steps, thetas, modules, X, outputs=None, log_eta=None, log_t
     """The answer to a train request: the records (thetas: T x P, the flat state_dict of each)
     in check's NPZ format in the file the request names, or inline; lr is the case's eta on
     the summed loss (reduction "sum"); log_eta and log_time carry a loss-based rule's."""
-    T, eta = len(steps), req["rule"].get("lr", 0.0)
+    T, eta = len(steps), float(req["rule"].get("lr", 0.0))  # JSON writes η = 1.0 as 1: an int
     lr = [eta if eta > 0 else 1.0] * T
     th = np.asarray(thetas, dtype=np.float64)
     a = {"type": "trajectory", "id": req["id"], "stalled": stalled}
@@ -87,7 +87,7 @@ def trajectory(req, steps, thetas, modules, X, outputs=None, log_eta=None, log_t
         off += n
     if outputs is not None:  # net(X) at the last record: the client checks the mapping with it
         arrays["outputs"] = np.asarray(outputs, dtype=np.float64)
-    np.savez(req["out"], step=np.array(steps, dtype=np.int64), lr=np.array(lr), reduction=np.array("sum"),
+    np.savez(req["out"], step=np.array(steps, dtype=np.int64), lr=np.array(lr, dtype=np.float64), reduction=np.array("sum"),
              X=np.asarray(X, dtype=np.float64), y=np.array(req["y"], dtype=np.float64),
              modules=np.array(modules), **arrays)
     a["npz"] = req["out"]
