@@ -62,7 +62,17 @@ type Outcome struct {
 }
 
 // Passed reports that n cases decided and every one was wanted.
-func (o Outcome) Passed() bool { return !o.GaveUp && o.Failed == "" && !o.Interrupted }
+// A property none of whose cases the engine under test could run did not
+// pass (NotRun).
+func (o Outcome) Passed() bool {
+	return !o.GaveUp && o.Failed == "" && !o.Interrupted && !o.NotRun()
+}
+
+// NotRun reports that every case was not applicable on the engine under
+// test.
+func (o Outcome) NotRun() bool {
+	return o.Summary.Cases > 0 && o.Summary.NotApplicable == o.Summary.Cases
+}
 
 // maxGenMisses bounds the draws a filtered generator may reject in a row
 // (ENG-grad's backward control rejects about one in eight).
@@ -81,6 +91,10 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 	if power {
 		o.Allowance = 0
 		o.MissesAllowed = int(math.Floor((1-faults.MinPower)*float64(n) + 1e-9))
+	}
+	if v, ok := r.inapplicable(id, p); ok {
+		o.Summary.Add(v, "")
+		return o
 	}
 	params := gopter.DefaultGenParameters()
 	params.Rng = rand.New(rand.NewSource(seed))
@@ -114,11 +128,17 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, 4*n, o.Invalid, o.Refused)
 				return o
 			}
-			if c, ok := v.(Faultable); ok && p.Verdict(r, c.WithFault("")).Status != theorems.Holds {
+			judged, ref := r.faultCase(v)
+			if c, ok := v.(Faultable); ok && p.Verdict(ref, c.WithFault("")).Status != theorems.Holds {
 				o.Invalid++
 				continue
 			}
-			ver := p.Verdict(r, v)
+			ver := p.Verdict(r, judged)
+			if ver.Status == theorems.NotApplicable {
+				o.Summary.Add(ver, Describe(r, v))
+				decided++
+				continue
+			}
 			if ver.Status == theorems.AssumptionFailed {
 				o.Refused++
 				continue
@@ -134,6 +154,14 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 		}
 		ver := p.Verdict(r, v)
 		o.Summary.Add(ver, Describe(r, v))
+		if ver.Status == theorems.NotApplicable {
+			// A case the engine under test cannot run (a layer its
+			// handshake lacks, a run the protocol has no words for):
+			// counted, never a pass, not replaced (a claim none of whose
+			// cases can run must not draw forever).
+			decided++
+			continue
+		}
 		if ver.Status == theorems.Inconclusive {
 			if undecided++; undecided > o.Allowance {
 				o.GaveUp = true
@@ -151,6 +179,12 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 		return o
 	}
 	v, ver, shrinks := first.v, first.ver, 0
+	if ver.Status == theorems.EngineError || power && r.Engine != nil {
+		// Not a counterexample to the claim: nothing to shrink (and each
+		// shrink would ask the failing engine again).
+		o.Failed = fmt.Sprintf("%s: %s", Describe(r, v), ver.Detail)
+		return o
+	}
 	if first.res.Shrinker != nil {
 		next := first.res.Shrinker(v)
 		for shrinks < maxShrinks && ctx.Err() == nil {

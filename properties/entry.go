@@ -122,6 +122,10 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 			res.Interrupted = true
 			return res
 		}
+		if out.NotRun() {
+			res.Controls-- // not run on the engine under test
+			continue
+		}
 		switch {
 		case out.Passed():
 			res.ControlsCaught++
@@ -152,6 +156,9 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	dst.Violated += s.Violated
 	dst.Inconclusive += s.Inconclusive
 	dst.AssumptionFailed += s.AssumptionFailed
+	dst.NotApplicable += s.NotApplicable
+	dst.EngineErrors += s.EngineErrors
+	dst.EngineFailures = append(dst.EngineFailures, s.EngineFailures...)
 }
 
 // FaultControl is one engine fault an entry's check must catch, and why

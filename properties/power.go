@@ -26,6 +26,9 @@ type PowerRow struct {
 	// Property names the claim whose cases carried the fault ("" when no
 	// claim of the entry accepts faults: the pair is then not run).
 	Property string `json:"property,omitempty"`
+	// NotApplicable marks a pair the engine under test cannot run
+	// (verify --engine --faults): shown, neither a catch nor a miss.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // OK reports whether the pair was caught in at least faults.MinPower of
@@ -61,7 +64,11 @@ func MeasurePower(ctx context.Context, r *Runner, e Entry, fault string) (PowerR
 	if o.Interrupted {
 		return row, ctx.Err()
 	}
-	row.Cases, row.Violated = o.Summary.Cases, o.Summary.Violated
+	if o.NotRun() {
+		row.NotApplicable, row.Missed = true, o.Summary.Worst.Detail
+		return row, nil
+	}
+	row.Cases, row.Violated = o.Summary.Cases-o.Summary.NotApplicable, o.Summary.Violated
 	row.Invalid, row.Refused = o.Invalid, o.Refused
 	if row.Cases > 0 {
 		row.Caught = float64(row.Violated) / float64(row.Cases)

@@ -3,6 +3,8 @@ package properties
 import (
 	"fmt"
 	"sync"
+
+	"github.com/implicitbias/implicitbias/engines"
 )
 
 // Runner holds what a run of the properties depends on besides its cases:
@@ -27,6 +29,18 @@ type Runner struct {
 	// Store, when not nil, keeps the jobs of the section-F sweeps
 	// (sweepstore.go).
 	Store *SweepStore
+	// Engine, when set, is the engine under test (engines.Process: `verify
+	// --engine`, IMPLICITBIAS_ENGINE): the claims the protocol expresses
+	// send their runs to it, every other claim is not applicable (engine.go).
+	// nil: our engine, called directly.
+	Engine engines.Engine
+	// EngineFault is the registry fault Engine plants itself (an adapter
+	// started with --fault NAME: verify --engine --faults): the fault
+	// controls of that fault run their cases, fault cleared, on Engine.
+	// Reference is the runner of our engine on which their validity (the
+	// claim holds without the fault) is decided.
+	EngineFault string
+	Reference   *Runner
 
 	// caches holds the caches of runs read by more than one entry or
 	// figure (Cache), by name: each family names its own, keyed by the

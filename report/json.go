@@ -57,15 +57,23 @@ type Entry struct {
 	Figures []string `json:"figures,omitempty"`
 	// Interrupted marks an entry stopped by Ctrl-C before its cases ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// NotApplicable and EngineErrors count the cases another engine could
+	// not run or failed on (verify --engine; absent otherwise).
+	NotApplicable int `json:"not_applicable,omitempty"`
+	EngineErrors  int `json:"engine_errors,omitempty"`
 }
 
 // MarshalJSON writes the totals with snake_case keys.
 func (t Totals) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]int{
+	m := map[string]int{
 		"entries": t.Entries, "holds": t.Holds, "violated": t.Violated,
 		"inconclusive": t.Inconclusive, "assumption_failed": t.AssumptionFailed, "unchecked": t.Unchecked,
 		"not_selected": t.NotSelected, "checks": t.Checks,
-	})
+	}
+	if t.NotApplicable+t.EngineError > 0 { // a run on another engine
+		m["not_applicable"], m["engine_error"] = t.NotApplicable, t.EngineError
+	}
+	return json.Marshal(m)
 }
 
 func finite(x float64) *float64 {
@@ -84,6 +92,7 @@ func NewDocument(seed int64, budget string, rs []theorems.Result, checks ...stri
 		d.Entries = append(d.Entries, Entry{
 			ID: r.ID, Section: r.Section, Source: r.Source, Claim: r.Info.Claim, Status: r.Status().String(),
 			Cases: s.Cases, Holds: s.Holds, Violated: s.Violated, Inconclusive: s.Inconclusive, AssumptionFailed: s.AssumptionFailed,
+			NotApplicable: s.NotApplicable, EngineErrors: s.EngineErrors,
 			Statistic: finite(shown.Statistic), Bound: finite(shown.Bound), Detail: shown.Detail, WorstCase: shownCase,
 			Controls: r.Controls, ControlsCaught: r.ControlsCaught, ControlMissed: r.ControlMissed, Interrupted: r.Interrupted,
 		})

@@ -30,7 +30,8 @@ func (t *Totals) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = Totals{Entries: m["entries"], Holds: m["holds"], Violated: m["violated"],
-		Inconclusive: m["inconclusive"], AssumptionFailed: m["assumption_failed"], Unchecked: m["unchecked"], NotSelected: m["not_selected"], Checks: m["checks"]}
+		Inconclusive: m["inconclusive"], AssumptionFailed: m["assumption_failed"], Unchecked: m["unchecked"], NotSelected: m["not_selected"], Checks: m["checks"],
+		NotApplicable: m["not_applicable"], EngineError: m["engine_error"]}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/implicitbias/implicitbias/theorems"
@@ -13,6 +14,9 @@ import (
 type Totals struct {
 	Entries                                         int
 	Holds, Violated, Inconclusive, AssumptionFailed int
+	// NotApplicable and EngineError count the entries that another engine
+	// (verify --engine) could not run or failed on.
+	NotApplicable, EngineError int
 	// Unchecked counts catalog entries without a check.
 	Unchecked int
 	// NotSelected counts entries that have a check but were not run
@@ -74,6 +78,10 @@ func (t *Totals) add(status string) {
 		t.Inconclusive++
 	case "assumption-failed":
 		t.AssumptionFailed++
+	case "not-applicable":
+		t.NotApplicable++
+	case "engine-error":
+		t.EngineError++
 	}
 }
 
@@ -81,10 +89,20 @@ func (t *Totals) add(status string) {
 // have no check yet." and, for a selection, how many checks it left out.
 func (t Totals) Summary() string {
 	s := fmt.Sprintf("%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed)
+	s += t.onEngine()
 	if t.NotSelected > 0 {
 		s += fmt.Sprintf("; %d other checks not selected", t.NotSelected)
 	}
 	return s + fmt.Sprintf("; %d catalog entries have no check yet.", t.Unchecked)
+}
+
+// onEngine is the totals of a run on another engine: "; 3 not applicable,
+// 1 engine error" ("" when there are none).
+func (t Totals) onEngine() string {
+	if t.NotApplicable+t.EngineError == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d not applicable on the engine, %d engine errors", t.NotApplicable, t.EngineError)
 }
 
 // Stat formats a verdict's statistic against its bound.
@@ -115,6 +133,12 @@ func Cases(s theorems.Summary) string {
 	}
 	if s.Violated > 0 {
 		extra = append(extra, fmt.Sprintf("%d violated", s.Violated))
+	}
+	if s.NotApplicable > 0 {
+		extra = append(extra, fmt.Sprintf("%d not applicable", s.NotApplicable))
+	}
+	if s.EngineErrors > 0 {
+		extra = append(extra, fmt.Sprintf("%d engine errors", s.EngineErrors))
 	}
 	for i, e := range extra {
 		if i == 0 {
@@ -174,15 +198,27 @@ func writeTable(w io.Writer, rs []theorems.Result, catalog bool, checks []string
 	if catalog {
 		fmt.Fprintf(w, "\n%s\n", t.Summary())
 	} else {
-		fmt.Fprintf(w, "\n%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed.\n", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed)
+		fmt.Fprintf(w, "\n%d entries checked: %d holds, %d violated, %d inconclusive, %d assumption-failed%s.\n", t.Entries, t.Holds, t.Violated, t.Inconclusive, t.AssumptionFailed, t.onEngine())
+	}
+	var na []string
+	for _, r := range rs {
+		if r.Status() == theorems.NotApplicable {
+			na = append(na, r.ID)
+		}
+	}
+	if na != nil {
+		fmt.Fprintf(w, "\nnot applicable on the engine (the protocol does not express their runs; docs/engines.md): %s\n", strings.Join(na, ", "))
 	}
 	for _, r := range rs {
-		if r.Status() == theorems.Holds {
+		if s := r.Status(); s == theorems.Holds || s == theorems.NotApplicable {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s: %s\n  worst case: %s\n", r.ID, r.Status(), r.Claims.Worst.Detail, r.Claims.WorstCase)
 		if r.ControlMissed != "" {
 			fmt.Fprintf(w, "  negative control not caught: %s\n", r.ControlMissed)
+		}
+		for _, e := range r.Claims.EngineFailures {
+			fmt.Fprintf(w, "  engine error: %s\n", e)
 		}
 	}
 	return nil

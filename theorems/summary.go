@@ -6,6 +6,12 @@ type Summary struct {
 	Cases int
 	// Counts per status.
 	Holds, Violated, Inconclusive, AssumptionFailed int
+	// NotApplicable and EngineErrors count the cases another engine could
+	// not run or failed on (never passes).
+	NotApplicable, EngineErrors int
+	// EngineFailures holds the engine errors' one-line details, in case
+	// order.
+	EngineFailures []string
 	// Worst is the worst verdict seen (Worse), with its case.
 	Worst Verdict
 	// WorstCase describes the case that gave Worst (a spec and seed that
@@ -53,6 +59,11 @@ func (s *Summary) Add(v Verdict, c string) {
 		s.Inconclusive++
 	case AssumptionFailed:
 		s.AssumptionFailed++
+	case NotApplicable:
+		s.NotApplicable++
+	case EngineError:
+		s.EngineErrors++
+		s.EngineFailures = append(s.EngineFailures, v.Detail)
 	}
 }
 
@@ -69,6 +80,10 @@ func (s *Summary) Shown() (Verdict, string) {
 // Status is the entry's overall status:
 //
 //	violated            some case was violated;
+//	engine-error        the engine under test failed on some case;
+//	not-applicable      some claim could not run on that engine and no case
+//	                    held (an entry whose other claims held holds, with
+//	                    the claim that could not run counted);
 //	assumption-failed   every case broke a hypothesis;
 //	inconclusive        the run gave up (more undecided cases than its
 //	                    allowance, properties.DiscardAllowance: the rule
@@ -76,10 +91,14 @@ func (s *Summary) Shown() (Verdict, string) {
 //	holds               otherwise: the claim held on every decided case; the
 //	                    undecided ones are counted and shown.
 func (s *Summary) Status() Status {
-	met := s.Cases - s.AssumptionFailed
+	met := s.Cases - s.AssumptionFailed - s.NotApplicable
 	switch {
 	case s.Violated > 0:
 		return Violated
+	case s.EngineErrors > 0:
+		return EngineError
+	case s.NotApplicable > 0 && s.Holds == 0:
+		return NotApplicable
 	case s.Cases > 0 && met == 0:
 		return AssumptionFailed
 	case s.GaveUp || s.Holds == 0:

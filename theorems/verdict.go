@@ -17,11 +17,20 @@ const (
 	AssumptionFailed
 	// Violated: the claim failed; Detail carries the counterexample.
 	Violated
+	// NotApplicable: the case cannot run on the engine under test (another
+	// engine that lacks a capability, or a claim the engine protocol does
+	// not express: flows, moving weights; docs/engines.md). Never a pass.
+	NotApplicable
+	// EngineError: the engine under test crashed, hung or answered garbage
+	// on the case (engines.IsEngineError); Detail names the case. Never a
+	// pass, and no verdict on the claim.
+	EngineError
 )
 
-var statusNames = [...]string{"holds", "inconclusive", "assumption-failed", "violated"}
+var statusNames = [...]string{"holds", "inconclusive", "assumption-failed", "violated", "not-applicable", "engine-error"}
 
-// String returns holds, inconclusive, assumption-failed or violated.
+// String returns holds, inconclusive, assumption-failed, violated,
+// not-applicable or engine-error.
 func (s Status) String() string {
 	if s < 0 || int(s) >= len(statusNames) {
 		return "unknown"
@@ -87,6 +96,18 @@ func Compare(stat, bound float64, detail string) Verdict {
 // Assumption returns an AssumptionFailed verdict naming the hypothesis.
 func Assumption(format string, a ...any) Verdict {
 	return Verdict{Status: AssumptionFailed, Statistic: math.NaN(), Detail: fmt.Sprintf(format, a...)}
+}
+
+// Inapplicable returns a NotApplicable verdict saying what the engine
+// cannot run.
+func Inapplicable(format string, a ...any) Verdict {
+	return Verdict{Status: NotApplicable, Statistic: math.NaN(), Detail: fmt.Sprintf(format, a...)}
+}
+
+// EngineFailed returns an EngineError verdict carrying the engine's
+// one-line error.
+func EngineFailed(err error) Verdict {
+	return Verdict{Status: EngineError, Statistic: math.NaN(), Detail: err.Error()}
 }
 
 // Undecided returns an Inconclusive verdict saying why.

@@ -2,6 +2,7 @@ package theorems
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 
@@ -114,4 +115,29 @@ func TestCatalogIDsUnique(t *testing.T) {
 	assert.Len(t, seen, 45)
 	_, ok := Lookup("LL-B3")
 	assert.True(t, ok)
+}
+
+// TestEngineStatuses: on another engine, an engine error makes the entry
+// an engine error whatever held, a claim that could not run makes it not
+// applicable only when nothing held, and neither is ever holds.
+func TestEngineStatuses(t *testing.T) {
+	ok, na, ee := Compare(0, 1, ""), Inapplicable("flow"), EngineFailed(errors.New("engine e: case c: crashed"))
+	for _, c := range []struct {
+		name string
+		vs   []Verdict
+		want Status
+	}{
+		{"not applicable", []Verdict{na}, NotApplicable},
+		{"one claim ran", []Verdict{ok, ok, na}, Holds},
+		{"engine error", []Verdict{ok, ee, ok}, EngineError},
+		{"violated first", []Verdict{ee, Compare(2, 1, "")}, Violated},
+	} {
+		var s Summary
+		for _, v := range c.vs {
+			s.Add(v, "")
+		}
+		if got := s.Status(); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
 }

@@ -173,6 +173,11 @@ func (o *Objective) PlantFault(h *enginefault.Objective) {
 	}
 }
 
+// Faulted reports whether a weight fault is planted (PlantFault): such an
+// objective is not the engine's production objective, and an outside engine
+// cannot be asked to run it.
+func (o *Objective) Faulted() bool { return o.weightFault != nil }
+
 // faulty returns w, or, with a weightFault set, the fault's rewrite of a
 // copy of w (of w itself under an honest fault).
 func (o *Objective) faulty(w []float64) []float64 {

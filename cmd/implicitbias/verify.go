@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/suite"
 	"github.com/implicitbias/implicitbias/report"
@@ -23,6 +24,7 @@ import (
 const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
                    [--sweep-store DIR [--sweep-shard I/N]]
 implicitbias verify --faults [--only IDs] [--seed N] [--json]
+implicitbias verify --engine 'CMD ARGS' [--engine-timeout D] [--faults] [--only IDs] [--seed N] [--json]
 implicitbias verify --hunt ID --drop HYPOTHESIS [--seed N]
 
 Runs every registered catalog check on cases generated from the seed and
@@ -59,6 +61,14 @@ its bound, and how many negative controls the check caught.
                  of cases the check reported violated (--json: one object per
                  pair, {"fault", "claim", "cases", "violated", "caught"});
                  exit status 1 if a pair is caught in less than 95%
+  --engine CMD   property-test another engine: start CMD once and send it the
+                 runs of the claims the engine protocol expresses (docs/engines.md);
+                 the other claims are listed as not-applicable, never as passes;
+                 a case the engine crashes, hangs on or answers garbage to is an
+                 engine-error (exit status 1). With --faults: one engine per fault
+                 its handshake lists (CMD --fault NAME), and the power table
+  --engine-timeout D
+                 per-case timeout of --engine (default 10m)
   --hunt ID      search the cases of one of ID's negative controls for a
                  counterexample to the claim, shrink it and print it
   --drop H       the hypothesis the hunt drops (a control's key; an unknown key
@@ -92,10 +102,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	faultPower := fs.Bool("faults", false, "")
 	caseLine := fs.String("case", "", "")
 	failDir := fs.String("failures", defaultFailures, "")
+	engineCmd := fs.String("engine", "", "")
+	engineTimeout := fs.Duration("engine-timeout", 10*time.Minute, "")
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
-	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures"); err != nil {
+	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures", "engine"); err != nil {
 		return fail(stderr, "verify", err)
 	}
 	if *reportDir != "" {
@@ -116,6 +128,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	store, err := properties.NewSweepStore(*sweepStore, si, sn)
 	if err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *engineCmd != "" && (*hunt != "" || *drop != "" || *caseLine != "") {
+		return fail(stderr, "verify", fmt.Errorf("--engine runs the table and --faults; --hunt and --case run on our engine only"))
 	}
 	runner := properties.NewRunner(*seed, budget)
 	runner.Store = store
@@ -155,8 +170,19 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	opts := engines.Options{Timeout: *engineTimeout}
+	if *faultPower && *engineCmd != "" {
+		return runEngineFaults(ctx, *seed, budget, *engineCmd, opts, entries, *asJSON, stdout, stderr) // verifyengine.go
+	}
 	if *faultPower {
 		return runFaultPower(ctx, runner, entries, *asJSON, stdout, stderr)
+	}
+	if *engineCmd != "" {
+		closeEngine, err := openEngine(ctx, runner, *engineCmd, opts, stderr) // verifyengine.go
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		defer closeEngine()
 	}
 	stored, err := rerunStored(*failDir, entries, stderr) // replay.go
 	if err != nil {
@@ -188,7 +214,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, r := range results {
-		if r.Status() == theorems.Violated {
+		if r.Status() == theorems.Violated || r.Claims.EngineErrors > 0 {
 			code = exitViolated
 		}
 	}

@@ -1,8 +1,11 @@
 package homogeneity
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/properties"
@@ -39,6 +42,16 @@ func pointProperty(name string, v cases.Variant, declared func(cases.Built) floa
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
 		}
+		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at θ
+			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.X, c.N, c.Theta)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return theorems.Assumption("case does not evaluate: %v", err)
+			}
+			c.Model = m
+		}
 		return check(c)
 	}}
 }
@@ -50,7 +63,20 @@ func scaledProperty(name string, v cases.Variant, declared func(cases.Built) flo
 		if err != nil {
 			return theorems.Assumption("case does not build: %v", err)
 		}
-		return check(c, math.Pow(10, sc.LogScale))
+		s := math.Pow(10, sc.LogScale)
+		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at θ and sθ (as the checks scale it)
+			scaled := make([]float64, len(c.Theta))
+			floats.ScaleTo(scaled, s, c.Theta)
+			m, err := r.Evaluated(fmt.Sprintf("Φ %v", x), c.Model, c.X, c.N, c.Theta, scaled)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return theorems.Assumption("case does not evaluate: %v", err)
+			}
+			c.Model = m
+		}
+		return check(c, s)
 	}}
 }
 

@@ -72,6 +72,11 @@ func Trained(r *properties.Runner, c KKTCase, p Plan) (*KKTBuilt, *train.Traject
 		if err != nil {
 			return nil, nil, err
 		}
+		if r.Engine != nil { // the engine under test runs the same GD
+			θ := append([]float64(nil), b.Init...)
+			tr, err := r.TrainWindows(fmt.Sprintf("GD %v", c), b.Obj, θ, b.LR, train.WindowPlan{Steps: p.Steps, Burst: p.Burst, Growth: 1.5})
+			return b, tr, err
+		}
 		tr, err := b.Train(p)
 		return b, tr, err
 	})
@@ -87,6 +92,9 @@ func Trained(r *properties.Runner, c KKTCase, p Plan) (*KKTBuilt, *train.Traject
 func flowed(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 	const flowSteps = 3000
 	return cached(r, fmt.Sprintf("flow/%v/%d", c, flowSteps), func() (*KKTBuilt, *train.Trajectory, error) {
+		if r.Engine != nil {
+			return nil, nil, fmt.Errorf("%w: a gradient flow", properties.ErrNoProtocol)
+		}
 		b, err := c.Build()
 		if err != nil {
 			return nil, nil, err
@@ -113,6 +121,10 @@ func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error
 	}
 	gd, _ := train.NewGD(b.LR)
 	θ := append([]float64(nil), b.Init...)
+	if r.Engine != nil { // the engine under test runs the same GD
+		tr, err := r.TrainWindows(fmt.Sprintf("dense GD %v", c), b.Obj, θ, b.LR, train.WindowPlan{Steps: r.Steps(20000), Burst: 16, Every: 200})
+		return b, tr, err
+	}
 	tr, err := cases.DenseRun(b.Obj, b.Fault.Optimizer(gd), θ, r.Steps(20000), 200, 16)
 	return b, tr, err
 }
@@ -148,6 +160,9 @@ var (
 func trajectoryProperty(name string, src source, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
 	return properties.Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
 		b, tr, err := src.run(r, x)
+		if v, ok := properties.EngineVerdict(err); ok {
+			return v
+		}
 		if err != nil {
 			return theorems.Assumption("case does not build or %s: %v", src.does, err)
 		}
@@ -457,6 +472,9 @@ func Entries() (es []properties.Entry) {
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
 		Claims: []properties.Prop{properties.Property[KKTCase]{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
 			b, tr, err := dense(r, x)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
 			var be buildError
 			if errors.As(err, &be) {
 				return theorems.Assumption("case does not build: %v", be.error)

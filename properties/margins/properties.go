@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/properties"
@@ -335,7 +336,15 @@ func gdProperty(name string, g properties.Gen[FlowCase], eta func(float64) float
 		} else {
 			o = &overStep{}
 		}
-		gdTr, err := train.Run(obj, c.optimizer(o), tr.Theta, train.Config{Steps: n.gdSteps, KeepTheta: true})
+		var gdTr *train.Trajectory
+		if gd, ok := o.(*train.GD); ok && r.Engine != nil { // the engine under test runs the GD
+			gdTr, err = r.TrainGD(fmt.Sprintf("GD %v", c), obj, tr.Theta, gd.LR, n.gdSteps, engines.Schedule{Every: 1})
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+		} else {
+			gdTr, err = train.Run(obj, c.optimizer(o), tr.Theta, train.Config{Steps: n.gdSteps, KeepTheta: true})
+		}
 		if gdTr == nil {
 			return undecidedOr(err)
 		}

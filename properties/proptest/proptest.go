@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/leanovate/gopter"
@@ -45,11 +46,24 @@ var sharedRunner = sync.OnceValues(func() (*properties.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return properties.NewRunner(seed, b), nil
+	r := properties.NewRunner(seed, b)
+	if cmd := os.Getenv(engines.EnvEngine); cmd != "" {
+		// Another engine under test (docs/engines.md): started once for
+		// the package's tests; it exits when the test process closes its
+		// stdin.
+		p, err := engines.Start(context.Background(), cmd, engines.Options{})
+		if err != nil {
+			return nil, err
+		}
+		r.Engine = p
+	}
+	return r, nil
 })
 
 // Runner returns the tests' Runner (IMPLICITBIAS_SEED, IMPLICITBIAS_SOAK,
-// IMPLICITBIAS_BUDGET).
+// IMPLICITBIAS_BUDGET, and IMPLICITBIAS_ENGINE: another engine under test,
+// on which the claims the protocol does not express are skipped as not
+// applicable).
 func Runner(t *testing.T) *properties.Runner {
 	r, err := sharedRunner()
 	if err != nil {
@@ -116,6 +130,8 @@ func RunProperty(t *testing.T, r *properties.Runner, id string, p properties.Pro
 func assertOutcome(t *testing.T, r *properties.Runner, p properties.Prop, o properties.Outcome) {
 	t.Helper()
 	switch {
+	case o.NotRun():
+		t.Skipf("%s: not applicable on the engine under test: %s", p.Meta().Name, o.Summary.Worst.Detail)
 	case o.GaveUp:
 		t.Fatalf("%s: gave up: %d of %d cases inconclusive, %d allowed (IMPLICITBIAS_SEED=%d reproduces it)\n\tlast: %v",
 			p.Meta().Name, o.Summary.Inconclusive, o.Summary.Cases, o.Allowance, r.Seed, o.Summary.Worst)

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/implicitbias/implicitbias/engines/fakeengine"
+)
+
+// TestMain lets the test binary be the fake engine: `TESTBINARY
+// fakeengine -behave …` runs fakeengine.Main (CI needs no Python).
+func TestMain(m *testing.M) {
+	fakeengine.ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+func fakeEngine(args ...string) string { return fakeengine.Command(args...) }
+
+// TestVerifyEngineFake drives the whole harness through the fake Go
+// engine: answering correctly it gives our engine's verdicts (the same
+// cases and statuses, the statistics to rounding; the fault control,
+// planted in our engine, is not run on it); answering garbage, hanging
+// or dying on some cases it gives one engine-error line per such case,
+// exit status 1 and nothing that holds.
+func TestVerifyEngineFake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains LL-lin's cases four times")
+	}
+	only := []string{"verify", "--only", "LL-lin", "--json", "--failures", "off"}
+	code, ours, errOut := runCLI(only...)
+	require.Equal(t, exitOK, code, errOut)
+	code, theirs, errOut := runCLI(append(only, "--engine", fakeEngine())...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "engine implicitbias (Go)")
+	a, b := entryOf(t, ours), entryOf(t, theirs)
+	assert.Equal(t, "holds", b.Status)
+	assert.Equal(t, a.Cases, b.Cases)
+	// The same θ bit for bit; the time T = Σ η the answer's records carry
+	// is summed per gap between records, ours per step: the statistic
+	// agrees to rounding.
+	require.NotNil(t, a.Statistic)
+	require.NotNil(t, b.Statistic)
+	assert.InEpsilon(t, *a.Statistic, *b.Statistic, 1e-9)
+	assert.Equal(t, a.WorstCase, b.WorstCase)
+	assert.Equal(t, a.Controls-1, b.Controls, "the preconditioner control is planted in our engine only")
+
+	for _, behave := range []string{"garbage", "hang", "die"} {
+		t.Run(behave, func(t *testing.T) {
+			code, out, errOut := runCLI("verify", "--only", "LL-lin", "--failures", "off", "--engine-timeout", "3s",
+				"--engine", fakeEngine("-behave", behave, "-on", "loss=exp"))
+			require.Equal(t, exitViolated, code, errOut)
+			assert.Contains(t, out, "engine-error")
+			assert.NotContains(t, out, " holds ")
+			lines := strings.Count(out, "\n  engine error: ")
+			assert.Positive(t, lines)
+			assert.Contains(t, out, fmt.Sprintf("(%d engine errors)", lines))
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "  engine error: ") {
+					assert.Contains(t, l, "loss=exp", "only the cases the fake misbehaves on")
+				}
+			}
+		})
+	}
+}
+
+// jsonEntry is what the test reads of verify --json's entries.
+type jsonEntry struct {
+	ID, Status      string
+	WorstCase       string `json:"worst_case"`
+	Cases, Controls int
+	Statistic       *float64
+}
+
+func entryOf(t *testing.T, out string) jsonEntry {
+	t.Helper()
+	var doc struct{ Entries []jsonEntry }
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Entries, 1)
+	return doc.Entries[0]
+}
+
+// TestVerifyEnginePyTorch runs LL-B3 through the PyTorch adapter
+// (Debian's python3-torch; skipped without it): the Euler identity holds
+// on PyTorch's Φ and ∇Φ (eval requests: the cheapest claim; the GD claims
+// train 10⁵-step runs in Python, measured in docs/engines.md), with the
+// cases the protocol cannot express counted not applicable.
+func TestVerifyEnginePyTorch(t *testing.T) {
+	const python = "/usr/bin/python3" // Debian's, which has python3-torch
+	if testing.Short() {
+		t.Skip("runs Python")
+	}
+	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
+		t.Skipf("python3-torch is not installed (apt-get install -y python3-torch): %v", err)
+	}
+	code, out, errOut := runCLI("verify", "--only", "LL-B3", "--json", "--failures", "off",
+		"--engine", python+" ../../engines/pytorch/engine.py")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, errOut, "engine pytorch")
+	e := entryOf(t, out)
+	assert.Equal(t, "holds", e.Status)
+	assert.Equal(t, 100, e.Cases)
+}
