@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/dataset"
-	"github.com/implicitbias/implicitbias/internal/linalg"
 	"github.com/implicitbias/implicitbias/internal/enginefault"
+	"github.com/implicitbias/implicitbias/internal/linalg"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/numerics"
