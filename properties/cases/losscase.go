@@ -13,6 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/properties"
+	"github.com/implicitbias/implicitbias/theorems/homogeneity"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -99,11 +100,12 @@ func (c LossCase) FaultActs(name string) bool {
 	return nrm > 0 && floats.Distance(fev.Dir, dir, 2) >= faultGradShift*nrm
 }
 
-// faultGradShift is the smallest relative change of ∇ log 𝓛 a loss fault
+// faultGradShift is ENG-grad's GradFDMinShift (the check sizes its
+// directions for it, so the two must be one number): the smallest relative change of ∇ log 𝓛 a loss fault
 // must make for the case to test it: a thousand times ENG-grad's
 // finite-difference tolerance (1e-6), so that a check with that tolerance
 // has the shift to see.
-const faultGradShift = 1e-3
+const faultGradShift = homogeneity.GradFDMinShift
 
 // String describes the case.
 func (c LossCase) String() string { return fmt.Sprintf("%v loss=%s", c.arch(), c.loss()) }

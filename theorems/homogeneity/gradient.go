@@ -54,7 +54,7 @@ const (
 	// GradFDMinShift is the smallest relative error ‖∇' − ∇‖/‖∇‖ of a
 	// wrong gradient ∇' that the number of directions is sized for: the
 	// registry's loss faults are drawn where they shift ∇ log 𝓛 by at
-	// least this much (properties/cases.faultGradShift), and its
+	// least this much (properties/cases.faultGradShift is this constant), and its
 	// backward-first-block shifts ∇Φ by the first block's share of ‖∇Φ‖,
 	// ≥ 0.025 on 300 draws of ENG-grad's cases.
 	GradFDMinShift = 1e-3
