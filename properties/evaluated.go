@@ -6,6 +6,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/models"
+	"github.com/implicitbias/implicitbias/train"
 )
 
 // Evaluated asks r.Engine for Φ(θ; x_i) and ∇_θΦ(θ; x_i) on the n rows
@@ -126,4 +127,26 @@ func (e *evaluated) Backward(ws models.Workspace, _ []float64, gOut, grad []floa
 			}
 		}
 	}
+}
+
+// EvaluatedObjective returns an objective with obj's loss and data whose
+// model answers from r.Engine's evaluations at thetas (Evaluated): a check
+// of obj at those θ then reads the engine's Φ and ∇Φ through our loss (LL-B4,
+// LL-A5: the loss and its log domain stay ours, the network is the
+// engine's). An objective the protocol cannot carry that way (a
+// regularizer, sample weights, a planted weight fault) is ErrNoProtocol.
+func (r *Runner) EvaluatedObjective(name string, obj *train.Objective, thetas ...[]float64) (*train.Objective, error) {
+	if obj.Reg != nil || obj.Faulted() {
+		return nil, ErrNoProtocol
+	}
+	for n := range obj.Data.N {
+		if obj.LogWeight(n) != 0 {
+			return nil, ErrNoProtocol
+		}
+	}
+	m, err := r.Evaluated(name, obj.Model, obj.Data.X, obj.Data.N, thetas...)
+	if err != nil {
+		return nil, err
+	}
+	return train.NewObjective(m, obj.Loss, obj.Data)
 }

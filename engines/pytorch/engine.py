@@ -140,13 +140,14 @@ class Objective:
             return self.log_loss(out)
         k, y, w = self.kind, self.y, self.w
         if k == "logistic":
-            return nn.BCEWithLogitsLoss(weight=w, reduction="sum")(out.squeeze(1), (y + 1) / 2)
-        if k == "ce":
+            per = F.binary_cross_entropy_with_logits(out.squeeze(1), (y + 1) / 2, reduction="none")
+        elif k == "ce":
             per = F.cross_entropy(out, y.long(), reduction="none")
         elif k == "exp":
             per = torch.exp(-y * out.squeeze(1))
         else:  # squared
             per = 0.5 * (out.squeeze(1) - y) ** 2
+        # static sample weights as users write them: (w * loss_per_sample).sum()
         return per.sum() if w is None else (w * per).sum()
 
     def log_loss(self, out):
@@ -308,19 +309,22 @@ def evaluate(req, args):
     if args.fault == "backward-first-block":
         params[0].register_hook(lambda g: 2 * g)
     out = net(X)
-    grads = []
-    for n in range(out.shape[0]):
-        for k in range(out.shape[1]):
-            g = torch.autograd.grad(out[n, k], params, retain_graph=True, allow_unused=True)
-            grads.append(torch.cat([(gi if gi is not None else torch.zeros_like(p)).reshape(-1) for gi, p in zip(g, params)]))
+
+    def backward(y):
+        # .backward() as users call it (not torch.autograd.grad, which skips the
+        # parameters' hooks: the backward-first-block fault must act here too)
+        net.zero_grad(set_to_none=True)
+        y.backward(retain_graph=True)
+        return torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params])
+
+    grads = [backward(out[n, k]) for n in range(out.shape[0]) for k in range(out.shape[1])]
     a = {"type": "eval", "id": req["id"], "phi": out.detach().reshape(-1).tolist(),
          "grad": torch.cat(grads).tolist()}
     if req.get("loss"):
         obj = Objective(req, True, args.fault)
         logL = obj.log_loss(net(X))
-        d = torch.autograd.grad(logL, params, allow_unused=True)
         a["logloss"] = logL.item()
-        a["dir"] = torch.cat([(gi if gi is not None else torch.zeros_like(p)).reshape(-1) for gi, p in zip(d, params)]).tolist()
+        a["dir"] = backward(logL).tolist()
     return a
 
 

@@ -86,6 +86,28 @@ func lossProperty(name string, v cases.Variant, binary bool, check func(cases.Lo
 	}}
 }
 
+// radialProperty checks LL-B4's radial identity on binary loss cases with
+// the degree declared (0: derived); under another engine the objective's
+// Φ and ∇Φ at the case's θ are the engine's, the loss ours.
+func radialProperty(name string, v cases.Variant, declared func(cases.Built) float64) properties.Property[cases.LossCase] {
+	return properties.Property[cases.LossCase]{Name: name, Gen: cases.GenLoss(v, true), Check: func(r *properties.Runner, x cases.LossCase) theorems.Verdict {
+		obj, b, err := x.Build()
+		if err != nil {
+			return theorems.Assumption("case does not build: %v", err)
+		}
+		if r.Engine != nil {
+			obj, err = r.EvaluatedObjective(fmt.Sprintf("Φ %v", x), obj, b.Theta)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return theorems.Assumption("case does not evaluate: %v", err)
+			}
+		}
+		return homogeneityth.RadialIdentity(obj, b.Theta, declared(b))
+	}}
+}
+
 // Entries returns the entries of catalog section A, unbound (suite.Entries
 // and properties.Bind add their catalog Info and fault controls).
 func Entries() (es []properties.Entry) {
@@ -186,20 +208,8 @@ func Entries() (es []properties.Entry) {
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-B4"},
-		Claims: []properties.Prop{lossProperty("exp, logistic, polynomial tail", cases.Homogeneous, true, func(c cases.LossCase) theorems.Verdict {
-			obj, b, err := c.Build()
-			if err != nil {
-				return theorems.Assumption("case does not build: %v", err)
-			}
-			return homogeneityth.RadialIdentity(obj, b.Theta, 0)
-		})},
-		Controls: []properties.Prop{properties.Drops("bias", lossProperty("bias term, bias-free L declared", cases.WithBias, true, func(c cases.LossCase) theorems.Verdict {
-			obj, b, err := c.Build()
-			if err != nil {
-				return theorems.Assumption("case does not build: %v", err)
-			}
-			return homogeneityth.RadialIdentity(obj, b.Theta, b.Degree)
-		}))},
+		Claims:   []properties.Prop{radialProperty("exp, logistic, polynomial tail", cases.Homogeneous, derived)},
+		Controls: []properties.Prop{properties.Drops("bias", radialProperty("bias term, bias-free L declared", cases.WithBias, biasFreeDegree))},
 		Faults: []properties.FaultControl{
 			{Fault: "backward-first-block", Why: "⟨θ, −∇𝓛⟩ is off by the first block's share, so it is not L·ν"},
 		},
