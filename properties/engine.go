@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -22,7 +23,8 @@ import (
 // claims wired to the protocol (docs/engines.md, "What is wired").
 func onEngine(id string) bool {
 	switch id {
-	case theorems.LL_B2a, theorems.LL_B2b, theorems.LL_B3, theorems.LL_B3m, theorems.LL_4_2, theorems.LL_4_4, theorems.LL_A9, theorems.LL_C10, theorems.LL_lin:
+	case theorems.LL_B2a, theorems.LL_B2b, theorems.LL_B3, theorems.LL_B3m, theorems.LL_B4, theorems.LL_A5, theorems.LL_4_2, theorems.LL_4_4, theorems.LL_A9, theorems.LL_C10, theorems.LL_lin,
+		theorems.ZD_T1, theorems.ZD_span, theorems.ZD_T2:
 		return true
 	}
 	return false
@@ -98,11 +100,37 @@ func (r *Runner) TrainGD(name string, obj *train.Objective, theta0 []float64, lr
 	return r.train(name, obj, theta0, engines.StepRule{Kind: engines.GD, LR: lr}, steps, sched)
 }
 
+// TrainWeighted runs GD with step lr and the fixed sample weights w (the
+// caller's, computed from its case: never the engine's) from θ₀ on the
+// unweighted obj for at most steps steps on r.Engine, recording the steps
+// of sched; stop ≠ 0 ends the run once the engine's log 𝓛 ≤ stop (the
+// records are then judged by the caller's own measure, not by the stop).
+// Section D's runs with static weights (ZD-T1, ZD-span, ZD-T2): the weights
+// go on the wire, and the returned records are measured with them.
+func (r *Runner) TrainWeighted(name string, obj *train.Objective, theta0, w []float64, lr float64, steps int, stop float64, sched engines.Schedule) (*train.Trajectory, error) {
+	c, err := engines.CaseOf(name, obj, theta0, engines.StepRule{Kind: engines.GD, LR: lr}, steps, stop, sched)
+	if err != nil {
+		return nil, err
+	}
+	if c.Weights != nil {
+		return nil, fmt.Errorf("%w: case %s: weights set twice", engines.ErrBadCase, name)
+	}
+	c.Weights = w
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return r.trainCase(c)
+}
+
 func (r *Runner) train(name string, obj *train.Objective, theta0 []float64, rule engines.StepRule, steps int, sched engines.Schedule) (*train.Trajectory, error) {
 	c, err := engines.CaseOf(name, obj, theta0, rule, steps, 0, sched) // 0: no stop at a loss
 	if err != nil {
 		return nil, err
 	}
+	return r.trainCase(c)
+}
+
+func (r *Runner) trainCase(c *engines.Case) (*train.Trajectory, error) {
 	if err := r.Engine.Capabilities().Supports(c); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,15 @@ func sepProperty(name string, v cases.Variant, lossNames []string, copies bool, 
 		if err != nil {
 			return undecidedOr(err)
 		}
+		if r.Engine != nil { // the engine under test answers Φ and ∇Φ at the separated θ; the loss stays ours
+			obj, err = r.EvaluatedObjective(fmt.Sprintf("Φ %v", c), obj, theta)
+			if v, ok := properties.EngineVerdict(err); ok {
+				return v
+			}
+			if err != nil {
+				return undecidedOr(err)
+			}
+		}
 		return check(obj, theta, b)
 	}}
 }

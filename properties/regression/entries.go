@@ -46,7 +46,7 @@ const (
 // ZD-T1's check.
 func interpolatorProperty(name string, opts []int) properties.Property[RegressionCase] {
 	return properties.Property[RegressionCase]{Name: name, Gen: GenRegression(nil, opts), Check: func(r *properties.Runner, c RegressionCase) theorems.Verdict {
-		run, err := c.Run(runOptions{maxSteps: interpSteps, stopAtInterpolation: true, replaySteps: replaySteps, rate: true})
+		run, err := c.RunOn(r, runOptions{maxSteps: interpSteps, stopAtInterpolation: true, replaySteps: replaySteps, rate: true})
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
@@ -77,7 +77,7 @@ func interpolatorVerdict(run *RegressionRun) theorems.Verdict {
 
 func spanProperty(name string, opts []int) properties.Property[RegressionCase] {
 	return properties.Property[RegressionCase]{Name: name, Gen: GenRegression(nil, opts), Check: func(r *properties.Runner, x RegressionCase) theorems.Verdict {
-		run, err := x.Run(runOptions{maxSteps: spanSteps, watchSpan: true})
+		run, err := x.RunOn(r, runOptions{maxSteps: spanSteps, watchSpan: true})
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
@@ -87,7 +87,7 @@ func spanProperty(name string, opts []int) properties.Property[RegressionCase] {
 
 func riskProperty(name string, schemes []int) properties.Property[RegressionCase] {
 	return properties.Property[RegressionCase]{Name: name, Gen: GenRegression(schemes, []int{OptGD}), Check: func(r *properties.Runner, x RegressionCase) theorems.Verdict {
-		run, err := x.Run(runOptions{maxSteps: riskSteps, riskEvery: riskEvery, rate: true})
+		run, err := x.RunOn(r, runOptions{maxSteps: riskSteps, riskEvery: riskEvery, rate: true})
 		if err != nil {
 			return properties.BuildFailed(err)
 		}

@@ -325,15 +325,9 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 	}
 	var stopAt float64
 	if o.stopAtInterpolation {
-		star, err := rc.Interpolator()
-		if err != nil {
+		if stopAt, err = interpolationStop(rc); err != nil {
 			return nil, err
 		}
-		span, err := numerics.NewRowSpan(ds.X, ds.N, ds.D)
-		if err != nil {
-			return nil, err
-		}
-		stopAt = 0.1 * regressionth.InterpolatorResidualShare * regressionth.InterpolatorBound * floats.Norm(star, 2) * span.SMin
 	}
 	if o.watchSpan {
 		run.Span = regressionth.NewSpanMonitor(rc)
@@ -400,6 +394,21 @@ func runRegression(ds *dataset.Dataset, theta0 []float64, c RegressionCase, o ru
 		run.Rate = &regressionth.GRWRate{Eta: eta, QMin: tap.qmin[:k], QMax: tap.qmax[:k]}
 	}
 	return run, nil
+}
+
+// interpolationStop is the residual ‖Xθ − y‖ at which a run stops once
+// interpolating (runOptions.stopAtInterpolation): 1/10 of what
+// regression.Interpolator needs to decide.
+func interpolationStop(rc regressionth.RegressionCase) (float64, error) {
+	star, err := rc.Interpolator()
+	if err != nil {
+		return 0, err
+	}
+	span, err := numerics.NewRowSpan(rc.X, rc.N, rc.D)
+	if err != nil {
+		return 0, err
+	}
+	return 0.1 * regressionth.InterpolatorResidualShare * regressionth.InterpolatorBound * floats.Norm(star, 2) * span.SMin, nil
 }
 
 // residual returns ‖Xθ − y‖.
