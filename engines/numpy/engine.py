@@ -128,7 +128,10 @@ class Objective:
         if k == "squared":
             per, d = 0.5 * (o - y) ** 2, o - y
             L = (w * per).sum()
-            return math.log(L) if L > 0 else -math.inf, (w * d / L)[:, None]
+            if L == 0:
+                # interpolated exactly (ZD-span's n = 2 cases reach it): grad L = 0, not 0/0
+                return -math.inf, np.zeros((len(y), 1))
+            return math.log(L), (w * d / L)[:, None]
         q = y * o
         if self.logdomain:
             logl = log_logistic(q) if k == "logistic" else -q
