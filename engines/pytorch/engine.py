@@ -154,11 +154,13 @@ class Objective:
         """log L = logsumexp_n(log w_n + log l_n), every term in log domain."""
         k, y = self.kind, self.y
         if k == "logistic":
-            # log log(1 + e^{-q}) = log softplus(-q); for q > 30, -q + log(log1p(u)/u), u = e^{-q}
+            # log log(1 + e^{-q}) = log softplus(-q); for q > 30, -q + log(log1p(u)/u) = -q - u/2 + O(u^2),
+            # u = e^{-q} < 1e-13. Both branches stay finite everywhere (each is evaluated on a clamped q):
+            # torch.where passes 0 * (the other branch's gradient), and 0 * inf = NaN once u underflows
+            # (q > 745) -- which stalled the loss-based schedule at log L ~ -150 (docs/engines.md).
             q = y * out.squeeze(1)
             u = torch.exp(-q.clamp(min=30))
-            tail = -q + torch.where(u > 0, torch.log(torch.log1p(u) / torch.where(u > 0, u, 1)), 0.0)
-            per = torch.where(q > 30, tail, torch.log(F.softplus(-q)))
+            per = torch.where(q > 30, -q - u / 2, torch.log(F.softplus(-q.clamp(max=30))))
         elif k == "exp":
             per = -y * out.squeeze(1)
         elif k == "ce":
@@ -167,8 +169,8 @@ class Objective:
             d = out - out.gather(1, y.long().unsqueeze(1))
             mask = F.one_hot(y.long(), out.shape[1]).bool()
             z = torch.logsumexp(d.masked_fill(mask, -math.inf), dim=1)
-            per = torch.where(z < -30, z + torch.log(torch.log1p(torch.exp(z)) / torch.exp(z).clamp(min=1e-300)),
-                              torch.log(F.softplus(z)))
+            # as the logistic loss: z - e^z/2 far out, both branches finite (clamped)
+            per = torch.where(z < -30, z - torch.exp(z.clamp(max=-30)) / 2, torch.log(F.softplus(z.clamp(min=-30))))
         else:
             per = 2 * torch.log(torch.abs(out.squeeze(1) - y)) - math.log(2)
         if self.w is not None:
