@@ -24,7 +24,7 @@ import (
 func onEngine(id string) bool {
 	switch id {
 	case theorems.LL_B2a, theorems.LL_B2b, theorems.LL_B3, theorems.LL_B3m, theorems.LL_B4, theorems.LL_A5, theorems.LL_4_2, theorems.LL_4_4, theorems.LL_A9, theorems.LL_C10, theorems.LL_lin,
-		theorems.ZD_T1, theorems.ZD_span, theorems.ZD_T2:
+		theorems.ZD_T1, theorems.ZD_span, theorems.ZD_T2, theorems.ZD_T7, theorems.XY_P1, theorems.LL_K1, theorems.LL_K2:
 		return true
 	}
 	return false
@@ -119,6 +119,21 @@ func (r *Runner) TrainWeighted(name string, obj *train.Objective, theta0, w []fl
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	return r.trainCase(c)
+}
+
+// TrainLossBased runs LL App. K.1's loss-based schedule (α(0) = 0.1) from
+// θ₀ on obj on r.Engine for at most steps steps, until log 𝓛 ≤ stop,
+// recording the steps of sched; logDomain asks for a run that carries
+// log 𝓛 (LL-K2: not applicable on an engine whose handshake lacks it).
+// LL-K1 and LL-K2: a case is not applicable on an engine whose handshake
+// lacks the rule.
+func (r *Runner) TrainLossBased(name string, obj *train.Objective, theta0 []float64, steps int, stop float64, sched engines.Schedule, logDomain bool) (*train.Trajectory, error) {
+	c, err := engines.CaseOf(name, obj, theta0, engines.StepRule{Kind: engines.LossBased}, steps, stop, sched)
+	if err != nil {
+		return nil, err
+	}
+	c.LogDomain = logDomain
 	return r.trainCase(c)
 }
 

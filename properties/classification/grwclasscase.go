@@ -326,6 +326,9 @@ func (c ClassCase) Run(r *properties.Runner, steps int) (*dataset.Dataset, *trai
 	key := fmt.Sprintf("%#v/%d", c, steps) // every field, exactly: shrunk cases differ in one
 	data := c.Data()
 	tr, err := properties.Cache[*train.Trajectory](r, "classRuns").GetKept(key, func() (*train.Trajectory, error) {
+		if r.Engine != nil {
+			return c.engineRun(r, data, steps) // the engine under test (enginerun.go)
+		}
 		w, err := c.Weighting()
 		if err != nil {
 			return nil, err
