@@ -76,6 +76,7 @@ type jsonEntry struct {
 	WorstCase       string `json:"worst_case"`
 	Cases, Controls int
 	Statistic       *float64
+	NotApplicable   int `json:"not_applicable"`
 }
 
 func entryOf(t *testing.T, out string) jsonEntry {
@@ -106,4 +107,43 @@ func TestVerifyEnginePyTorch(t *testing.T) {
 	e := entryOf(t, out)
 	assert.Equal(t, "holds", e.Status)
 	assert.Equal(t, 100, e.Cases)
+}
+
+// TestVerifyEngineFakeWired runs claims wired after LL-lin through the
+// fake Go engine (our engine behind the protocol): LL-B4 (eval requests,
+// our loss on the engine's Φ and ∇Φ), ZD-span (GD with static weights on
+// the wire, every step recorded), LL-K1 (the loss-based rule, the engine's
+// log η per step). Each holds on the same number of cases as on our
+// engine, and the cases the protocol cannot carry (models without an
+// nn.Sequential, moving weights, heavy ball, Adam) are counted not
+// applicable, never as holds.
+func TestVerifyEngineFakeWired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains each claim's cases twice")
+	}
+	for _, tc := range []struct {
+		id        string
+		someNotOn bool // some cases are not applicable on another engine
+	}{
+		{"LL-B4", true},
+		{"ZD-span", true},
+		{"LL-K1", false},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			only := []string{"verify", "--only", tc.id, "--json", "--failures", "off"}
+			code, ours, errOut := runCLI(only...)
+			require.Equal(t, exitOK, code, errOut)
+			code, theirs, errOut := runCLI(append(only, "--engine", fakeEngine())...)
+			require.Equal(t, exitOK, code, errOut)
+			a, b := entryOf(t, ours), entryOf(t, theirs)
+			assert.Equal(t, "holds", b.Status)
+			assert.Equal(t, a.Cases, b.Cases)
+			if tc.someNotOn {
+				assert.Positive(t, b.NotApplicable)
+				assert.Less(t, b.NotApplicable, b.Cases)
+			} else {
+				assert.Zero(t, b.NotApplicable)
+			}
+		})
+	}
 }
