@@ -86,7 +86,7 @@ func (c ClassCase) FaultActs(name string) bool {
 	if f.Component != "reweighting" {
 		return true
 	}
-	if name == "weights-ignored-reported" { // every scheme but ERM writes weights that are not uniform at a record (weightwitness.go)
+	if name == "weights-ignored-reported" { // every scheme but ERM writes weights that are not uniform at a record (witnessWeights)
 		return c.Scheme != cases.SchemeERM
 	}
 	switch c.Scheme {
