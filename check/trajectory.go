@@ -53,7 +53,7 @@ type Trajectory struct {
 	// to it (T×N), Σ_t lr_t·q^{(t)} over the steps between them in lr's
 	// units (train.Record.WeightSum), when recorded; row 0 is not used.
 	// With it ZD-T7 bounds the steps' coefficients of weights that move
-	// between records (theorems/limits/stepcoef.go); without it, only GD's cone.
+	// between records (theorems/limits/gdstep.go); without it, only GD's cone.
 	WeightSum [][]float64
 	// Modules are the str() of the nn.Sequential's modules in order, when
 	// recorded; they name the activations, which the state_dict does not

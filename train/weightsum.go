@@ -13,7 +13,7 @@ import "github.com/implicitbias/implicitbias/internal/linalg"
 // Σ_n C_n z_n with C_n = Σ_t η_t q_n^{(t)}(−ℓ′(u_n(t))), so C_n lies in
 // [∫q_n dT · min slope, ∫q_n dT · max slope] whatever the weights did
 // in between (the slopes' extremes over the margins the steps met, which
-// theorems/limits/stepcoef.go bounds from the coefficients), which the weights
+// theorems/limits/gdstep.go bounds from the coefficients), which the weights
 // at the records alone cannot bound (theorems/limits/linearlimit.go). The zero value is ready; Add allocates once,
 // on its first call (a sample count that changes reallocates).
 type WeightSum struct{ sum, buf []float64 }

@@ -12,4 +12,10 @@
 // package has a field of it, and the receiver type of a method declared in
 // A. Only go/parser and go/ast are used: the check needs no type checker
 // and no build of the module.
+//
+// The reading sets (ReadingSet, TestReadingSets) are the files a reader of
+// LL-4.4 and ZD-T7 opens besides the core and the harness, at most
+// MaxReadingSet each: the closure of the declarations their entry's
+// property and check reach, resolved with go/types over the export data of
+// `go list -export`.
 package archtest

@@ -159,22 +159,6 @@ func flip(label float64, classes int, r *rand.Rand) float64 {
 	return float64((int(label) + 1 + r.IntN(classes-1)) % classes)
 }
 
-// RandomUnit draws a direction uniform on the unit sphere of R^d: a
-// standard normal vector, normalized (drawn again in the null event of a
-// zero vector). The families draw their data and shifts with it.
-func RandomUnit(r *rand.Rand, d int) []float64 {
-	for {
-		x := make([]float64, d)
-		for i := range x {
-			x[i] = r.NormFloat64()
-		}
-		if nrm := floats.Norm(x, 2); nrm > 0 {
-			floats.Scale(1/nrm, x)
-			return x
-		}
-	}
-}
-
 // GenTeacher generates teacher architectures: those of GenArch with hidden
 // widths of at least 8 and inputs of at least 2 dimensions, so that a
 // teacher is alive on most inputs. The 2-D CNNs of GenArch are not drawn:

@@ -5,8 +5,9 @@
 // with a margin (DataCase), objectives over every loss (LossCase), the
 // generalized-reweighting schemes of ZD §3 (schemes.go: ERM, importance
 // weights, Group DRO, χ²- and CVaR-DRO, the random schedules of ZD's
-// Assumptions 1 and 3), the pairwise polynomial loss and the polynomial
-// tail of the controls (multipoly.go), and the recorders that train a case
+// Assumptions 1 and 3), the pairwise polynomial loss of ZD-B's control
+// (multipoly.go; the binary controls' tail is losses.HalfPolyTail), and the
+// recorders that train a case
 // and keep the windows the trajectory checks read (trajectory.go).
 //
 // A case is a small struct of integers, floats and a seed; Build turns it

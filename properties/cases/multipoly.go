@@ -17,14 +17,14 @@ import (
 // With ZD's α = 1 the control missed a case at seed 14 (residual 16.8 →
 // 26.1, Fenchel–Young gap 1.08 → 1.30: the norm's growth T^{1/3} kept pace
 // with ‖Θ̂‖ log T over the run's window, as for LL-lin's control; see
-// linPolyControlTail). α = 1/2 (‖Θ‖ ~ T^{0.4}, a limit farther from Θ̂)
+// losses.HalfPolyTail). α = 1/2 (‖Θ‖ ~ T^{0.4}, a limit farther from Θ̂)
 // breaks the same hypothesis more plainly.
 type pairwisePoly struct{ m losses.PolyTail }
 
 func (pairwisePoly) Name() string      { return "pairwise-poly" }
 func (pairwisePoly) Kind() losses.Kind { return losses.MultiClass }
 func NewPairwisePoly() losses.Loss {
-	return pairwisePoly{m: losses.PolyTail{Alpha: 0.5, Beta: 0}}
+	return pairwisePoly{m: losses.HalfPolyTail()}
 }
 
 // LogLoss returns log Σ_{j≠c} ℓ_poly(s_c − s_j) in log domain (two passes,
@@ -64,16 +64,3 @@ func (p pairwisePoly) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	}
 	dst[c] = -tot
 }
-
-// LinPolyControlTail is the tail of LL-lin's control: ZD eq. 19 with
-// α = 1/2. The residual test sees a polynomial tail through ‖θ‖ ~
-// T^{1/(α+2)} against ‖ŵ‖ log T, and through the angle to the polynomial
-// limit direction. With ZD's α = 1 (T^{1/3}) the norm can grow like ‖ŵ‖ log T
-// over the run's window [T^{1/2}, T] = [74, 10⁴] while the limit lies
-// within 0.07 rad of ŵ, and the residual then grows by less than 2: seeds
-// 15 and 124 drew such cases (statistics 1.21 and 1.44, polynomial limits
-// 0.068 and 0.032 rad from ŵ; 1 of the 40 runs at seeds 101–140 failed,
-// the other 34 cases drawn at seeds 15, 124, 101, 102 had 2.8–25). α = 1/2
-// (T^{0.4}, a heavier tail whose limit lies farther from ŵ) breaks the same
-// hypothesis more plainly.
-var LinPolyControlTail = losses.PolyTail{Alpha: 0.5, Beta: 0}

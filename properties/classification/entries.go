@@ -139,7 +139,7 @@ func sectionE() (es []properties.Entry) {
 	lossesET := []int{LossExp, LossLogistic}
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-T7"}, Cases: 8, ForLoss: grwDirectionForLoss,
 		Claims: []properties.Prop{grwDirectionProperty("GD, linear model, x_i independent, exp and logistic losses, every GRW scheme (ERM, IW, static, Group DRO, χ², CVaR, schedules A1/A3, random IW)", lossesET, AllGRWSchemes(), -1)},
-		// α = 1/2 as LL-lin's control (linPolyControlTail): with α = 1 the
+		// α = 1/2 as LL-lin's control (losses.HalfPolyTail): with α = 1 the
 		// residual's computed limit can exceed what the polynomial tail
 		// reaches by the end (soak seed 1795345548068000, XY-P1's control:
 		// 10.4 → 30.2 against a limit of 19.4).

@@ -12,8 +12,8 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/fixtures"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -93,12 +93,12 @@ func (c NonSepCase) Build() (*dataset.Dataset, []float64, error) {
 		return v
 	}
 	for len(basis) < k {
-		basis = append(basis, orth(cases.RandomUnit(r, d)))
+		basis = append(basis, orth(numerics.RandomUnit(r, d)))
 	}
-	u := orth(cases.RandomUnit(r, d))
+	u := orth(numerics.RandomUnit(r, d))
 	ds := &dataset.Dataset{D: d}
 	for len(ds.Y) < max(c.NSep, 1) {
-		x := cases.RandomUnit(r, d)
+		x := numerics.RandomUnit(r, d)
 		if p := floats.Dot(u, x); math.Abs(p) >= 0.25 {
 			ds.X = append(ds.X, x...)
 			ds.Y = append(ds.Y, math.Copysign(1, p))

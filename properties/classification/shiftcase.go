@@ -12,7 +12,6 @@ import (
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
@@ -75,7 +74,7 @@ func (c ShiftCase) means() ([]float64, []float64) {
 		muS[j] = 0.3 * r.NormFloat64()
 	}
 	muT := append([]float64(nil), muS...)
-	floats.AddScaled(muT, c.Shift, cases.RandomUnit(r, d))
+	floats.AddScaled(muT, c.Shift, numerics.RandomUnit(r, d))
 	return muS, muT
 }
 

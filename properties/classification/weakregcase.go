@@ -14,7 +14,6 @@ import (
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/properties"
-	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/grwclass"
 	"github.com/implicitbias/implicitbias/train"
@@ -134,7 +133,7 @@ func (c WeakRegCase) nearOptimal(data *dataset.Dataset, opt []grwclass.RegOptimu
 				tau = 2
 			}
 			target := f0 + math.Log(tau)
-			v := cases.RandomUnit(r, data.D)
+			v := numerics.RandomUnit(r, data.D)
 			lo, hi := 0.0, 1e-3*(1+floats.Norm(o.Theta, 2))
 			for it := 0; it < 200; it++ {
 				if fh, err := f(hi, v); err != nil || fh >= target {
@@ -233,7 +232,7 @@ func halfMarginDirection(data *dataset.Dataset, seed uint64) ([]float64, error) 
 	}
 	u := sol.Direction()
 	r := rand.New(rand.NewPCG(seed, 92))
-	n := cases.RandomUnit(r, data.D)
+	n := numerics.RandomUnit(r, data.D)
 	floats.AddScaled(n, -floats.Dot(n, u), u)
 	if floats.Norm(n, 2) == 0 {
 		return nil, fmt.Errorf("d = 1: no direction orthogonal to the SVM's")

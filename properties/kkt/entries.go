@@ -505,7 +505,7 @@ func Entries() (es []properties.Entry) {
 			if err != nil {
 				return theorems.Assumption("case does not build: %v", err)
 			}
-			obj, err := train.NewObjective(b.Model, losses.NewBinary(cases.LinPolyControlTail), b.Data)
+			obj, err := train.NewObjective(b.Model, losses.NewBinary(losses.HalfPolyTail()), b.Data)
 			if err != nil {
 				return theorems.Assumption("%v", err)
 			}

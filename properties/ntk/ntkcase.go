@@ -13,7 +13,7 @@ import (
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/losses"
 	"github.com/implicitbias/implicitbias/models"
-	"github.com/implicitbias/implicitbias/properties/cases"
+	"github.com/implicitbias/implicitbias/numerics"
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -40,13 +40,13 @@ type ntkData struct {
 // teacher with a margin).
 func makeNTKData(seed uint64, n, d, m int, classify bool) ntkData {
 	r := rand.New(rand.NewPCG(seed, 0x4e544b))
-	a, b := cases.RandomUnit(r, d), cases.RandomUnit(r, d)
+	a, b := numerics.RandomUnit(r, d), numerics.RandomUnit(r, d)
 	teacher := func(x []float64) float64 { return math.Sin(2*floats.Dot(a, x)) + floats.Dot(b, x) }
 	x := make([]float64, n*d)
 	y := make([]float64, n)
 	for i := 0; i < n; i++ {
 		for {
-			copy(x[i*d:], cases.RandomUnit(r, d))
+			copy(x[i*d:], numerics.RandomUnit(r, d))
 			t := teacher(x[i*d : (i+1)*d])
 			if !classify {
 				y[i] = t
@@ -60,7 +60,7 @@ func makeNTKData(seed uint64, n, d, m int, classify bool) ntkData {
 	}
 	test := make([]float64, m*d)
 	for i := 0; i < m; i++ {
-		u := cases.RandomUnit(r, d)
+		u := numerics.RandomUnit(r, d)
 		// Uniform in the ball: radius U^{1/d}.
 		floats.Scale(math.Pow(r.Float64(), 1/float64(d)), u)
 		copy(test[i*d:], u)

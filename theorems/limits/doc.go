@@ -17,18 +17,25 @@
 //
 // and r(t) → 0. The check computes θ̃ and the path of the flow from the
 // run's own data, weights and step size, and asks the run to meet it to a
-// budget built from its parts (limitparts.go: the statistic's bound, the
-// support's geometry, the window's weights, the on-support residual and
-// the drifts), the pulls off the support and on it (offpull.go), GD's step
-// size and its map replayed (gdstep.go), its modified flow in log time
-// (logflow.go), the step coefficients (stepcoef.go) and the tally of the
-// flow's segments (flowtally.go); LinearLimit (linearlimit.go) sits on top
-// of them, and no file refers back to the one that uses it. The multi-class version (ZD App. B, eq. 20) replaces the
-// SVM with the multi-class max margin (multiclasslimit.go,
-// multiclassflow.go); the regularization path θ_R/R of ZD Thm 8 has the
-// offset δ_∞ of pathoffset.go; the non-separable split of XY Prop. 2 is
-// nonseplimit.go. tailmodel.go is what the machinery knows of the loss
-// (its slope and exponential tail, from package losses).
+// budget built from its parts. The files, one idea each, read top down:
+//
+//   - linearlimit.go: LinearLimit, the check that sums the parts;
+//   - limitparts.go: the statistic, its window of records and weights,
+//     its bound (LinLimitBound) and the parts the support's geometry sets:
+//     the residual on the support's span, the drifts off it and off
+//     span{z_n}, and the pull of the samples off the margin;
+//   - gdstep.go: GD's step size, its map replayed, and the coefficients
+//     of a segment's steps on the z_n;
+//   - flow.go: what the machinery knows of the loss (its slope and
+//     exponential tail, from package losses), GD's modified flow in log
+//     time, and the tally of the run's segments against it;
+//   - pathoffset.go: the offset θ̃ (ResidualLimit) and the regularization
+//     path's δ_∞ of ZD Thm 8 (PathOffset, PathLimitBound).
+//
+// No file refers back to the one that uses it. The multi-class version
+// (ZD App. B, eq. 20) replaces the SVM with the multi-class max margin
+// (multiclasslimit.go, multiclassflow.go); the non-separable split of XY
+// Prop. 2 is nonseplimit.go.
 //
 // Nothing here trains: every limit is computed from the data and the
 // records (numerics' SVM and RK4), and every tolerance says where it comes

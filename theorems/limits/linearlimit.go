@@ -190,7 +190,7 @@ func LinearLimit(sol *numerics.SVM, z *mat.Dense, q0 []float64, tr *train.Trajec
 	}
 
 	// 2. Off V_S on span{z_n}: the pull of the samples off the margin,
-	// segment by segment over the margins GD can meet (offpull.go).
+	// segment by segment over the margins GD can meet (limitparts.go).
 	if offPart {
 		ratio, msg := driftOffSupport(g, win[0], last, offPull+roundTotal)
 		shown := fixed && notGD == "" && ft.compared > 0

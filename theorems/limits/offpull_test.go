@@ -13,7 +13,7 @@ import (
 
 // TestOffSupportPullMarginDip: a segment between two records on which the
 // pull off the support vectors' span exceeds what the records' margins
-// show (LinearLimit's part 2 before offpull.go, which took the pull at the
+// show (LinearLimit's part 2 before limitparts.go's pull, which took the pull at the
 // records, interpolated, plus one step's worth). z_1, z_2 lie on the
 // margin of w = (1, 1.6, 3), z_3 off it (⟨w, z_3⟩ = 2.04) with
 // ⟨z_2, z_3⟩ = −0.6. The weights move as χ²-DRO's do: 300 steps on z_2

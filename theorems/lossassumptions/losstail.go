@@ -366,7 +366,7 @@ func (a *lossAnalysis) checkConvex() LossHypothesis {
 	}
 	if worstH < 0 || math.IsNaN(worstH) {
 		h.Status = theorems.Violated
-		l2 := math.Exp(logAbsL2(a.fm.PieceAt(worstQ), worstQ))
+		l2 := math.Exp(logAbsCurv(a.fm.PieceAt(worstQ), worstQ))
 		h.Witness = &LossWitness{worstQ, fmt.Sprintf("ℓ″(%s) = %s < 0", fmtQ(worstQ), fmtV(-l2))}
 		h.Detail = fmt.Sprintf("ℓ is concave near q = %s: ℓ″(%s) = %s", fmtQ(worstQ), fmtQ(worstQ), fmtV(-l2))
 		return h
@@ -389,9 +389,9 @@ func l2Sign(p *symbolic.Piece, q float64) float64 {
 	return p.EvalH2(q)
 }
 
-// logAbsL2 returns log|ℓ″(q)|: from ℓ″ as written where it is a normal
+// logAbsCurv returns log|ℓ″(q)|: from ℓ″ as written where it is a normal
 // number, else log|f′² − f″| − f.
-func logAbsL2(p *symbolic.Piece, q float64) float64 {
+func logAbsCurv(p *symbolic.Piece, q float64) float64 {
 	if v := p.EvalL2(q); math.Abs(v) >= 0x1p-1000 && !math.IsInf(v, 0) {
 		return math.Log(math.Abs(v))
 	}
@@ -415,11 +415,11 @@ func (a *lossAnalysis) checkSmooth(b31 LossHypothesis) LossHypothesis {
 		return h
 	}
 	fm := a.fm
-	logAbsL2 := func(q float64) float64 { return logAbsL2(fm.PieceAt(q), q) }
+	logAbsCurv := func(q float64) float64 { return logAbsCurv(fm.PieceAt(q), q) }
 	// Sampled sup and its location.
 	best, bestQ := math.Inf(-1), math.NaN()
 	sample := func(q float64) {
-		if v := logAbsL2(q); v > best {
+		if v := logAbsCurv(q); v > best {
 			best, bestQ = v, q
 		}
 	}
@@ -448,7 +448,7 @@ func (a *lossAnalysis) checkSmooth(b31 LossHypothesis) LossHypothesis {
 	for _, sgn := range []float64{-1, 1} {
 		vals := make([]float64, len(ds))
 		for i, q := range ds {
-			vals[i] = logAbsL2(sgn * q)
+			vals[i] = logAbsCurv(sgn * q)
 			sample(sgn * q)
 		}
 		kind, _, ratio := growth(vals)
@@ -461,11 +461,11 @@ func (a *lossAnalysis) checkSmooth(b31 LossHypothesis) LossHypothesis {
 			half := math.Inf(-1)
 			for _, seg := range fm.Segments(0, a.C) {
 				for i := 0; i <= 512; i++ {
-					half = math.Max(half, logAbsL2(seg.Lo+(seg.Hi-seg.Lo)*float64(i)/512))
+					half = math.Max(half, logAbsCurv(seg.Lo+(seg.Hi-seg.Lo)*float64(i)/512))
 				}
 			}
 			for _, q := range a.s.Grid(false) {
-				half = math.Max(half, logAbsL2(q))
+				half = math.Max(half, logAbsCurv(q))
 			}
 			h.Notes = append(h.Notes, fmt.Sprintf("on the half-line q ≥ 0 (the margins after separation) sup|ℓ″| = %s (sampled)", fmtV(math.Exp(half))))
 			return h
@@ -481,7 +481,7 @@ func (a *lossAnalysis) checkSmooth(b31 LossHypothesis) LossHypothesis {
 		p := fm.PieceAt(bestQ)
 		for i := 0; i < 80 && fm.PieceAt(lo) == p && fm.PieceAt(hi) == p; i++ {
 			m1, m2 := hi-0.618*(hi-lo), lo+0.618*(hi-lo)
-			if logAbsL2(m1) < logAbsL2(m2) {
+			if logAbsCurv(m1) < logAbsCurv(m2) {
 				lo = m1
 			} else {
 				hi = m2
