@@ -153,3 +153,13 @@ func (r *Runner) trainCase(c *engines.Case) (*train.Trajectory, error) {
 	// engine (verify), which ends it.
 	return r.Engine.Train(context.Background(), c)
 }
+
+// BuildFailed is the verdict of a case whose run or objective failed with
+// err: under another engine an engine error or a run the engine or the
+// protocol cannot carry is that (EngineVerdict), never an assumption.
+func BuildFailed(err error) theorems.Verdict {
+	if v, ok := EngineVerdict(err); ok {
+		return v
+	}
+	return theorems.Assumption("case does not build: %v", err)
+}

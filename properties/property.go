@@ -131,16 +131,6 @@ func (m Meta) CaughtBy(v theorems.Verdict) bool {
 	return Caught(v)
 }
 
-// BuildFailed is the verdict of a case whose run or objective failed with
-// err: under another engine an engine error or a run the engine or the
-// protocol cannot carry is that (EngineVerdict), never an assumption.
-func BuildFailed(err error) theorems.Verdict {
-	if v, ok := EngineVerdict(err); ok {
-		return v
-	}
-	return theorems.Assumption("case does not build: %v", err)
-}
-
 // Drops names the hypothesis a negative control breaks (for verify --hunt).
 func Drops[C any](key string, p Property[C]) Property[C] {
 	p.Drops = key

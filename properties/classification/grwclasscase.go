@@ -328,12 +328,16 @@ func (c ClassCase) Run(r *properties.Runner, steps int) (*dataset.Dataset, *trai
 	key := fmt.Sprintf("%#v/%d", c, steps) // every field, exactly: shrunk cases differ in one
 	data := c.Data()
 	tr, err := properties.Cache[*train.Trajectory](r, "classRuns").GetKept(key, func() (*train.Trajectory, error) {
-		if r.Engine != nil {
-			return c.engineRun(r, data, steps) // the engine under test (enginerun.go)
-		}
 		w, err := c.Weighting()
 		if err != nil {
 			return nil, err
+		}
+		if r.Engine != nil { // the engine under test: fixed weights on the wire (Runner.TrainGRW)
+			obj, err := LinearObjective(data, 1, c.LossOf())
+			if err != nil {
+				return nil, err
+			}
+			return r.TrainGRW(fmt.Sprintf("GD %v", c), obj, w, ClassLR, steps, 1.5)
 		}
 		return c.runWith(data, w, steps)
 	})
