@@ -61,11 +61,11 @@ func TestNotApplicableOnEngine(t *testing.T) {
 	r := NewRunner(1, Quick)
 	r.Engine = engines.Local{}
 
-	res := r.Run(ctx, entry(theorems.ZD_T1))
+	res := r.Run(ctx, entry(theorems.ZD_T8))
 	assert.Equal(t, theorems.NotApplicable, res.Status())
 	assert.Zero(t, ran, "no case runs")
 	assert.Zero(t, res.Controls)
-	assert.False(t, r.RunClaim(ctx, entry(theorems.ZD_T1), 0).Passed())
+	assert.False(t, r.RunClaim(ctx, entry(theorems.ZD_T8), 0).Passed())
 
 	res = r.Run(ctx, entry(theorems.LL_lin))
 	assert.Equal(t, theorems.Holds, res.Status())
@@ -73,7 +73,7 @@ func TestNotApplicableOnEngine(t *testing.T) {
 	assert.Zero(t, res.Controls)
 
 	ran = 0
-	res = NewRunner(1, Quick).Run(ctx, entry(theorems.ZD_T1))
+	res = NewRunner(1, Quick).Run(ctx, entry(theorems.ZD_T8))
 	assert.Equal(t, theorems.Holds, res.Status(), "our engine")
 	assert.Equal(t, 1, res.Controls)
 	assert.Positive(t, ran)
