@@ -124,10 +124,9 @@ func (r *Runner) TrainWeighted(name string, obj *train.Objective, theta0, w []fl
 
 // TrainLossBased runs LL App. K.1's loss-based schedule (α(0) = 0.1) from
 // θ₀ on obj on r.Engine for at most steps steps, until log 𝓛 ≤ stop,
-// recording the steps of sched; logDomain asks for a run that carries
-// log 𝓛 (LL-K2: not applicable on an engine whose handshake lacks it).
-// LL-K1 and LL-K2: a case is not applicable on an engine whose handshake
-// lacks the rule.
+// recording the steps of sched, each with the engine's log η (LL-K1,
+// LL-K2). logDomain asks for a run that carries log 𝓛; a case is not
+// applicable on an engine whose handshake lacks that or the rule.
 func (r *Runner) TrainLossBased(name string, obj *train.Objective, theta0 []float64, steps int, stop float64, sched engines.Schedule, logDomain bool) (*train.Trajectory, error) {
 	c, err := engines.CaseOf(name, obj, theta0, engines.StepRule{Kind: engines.LossBased}, steps, stop, sched)
 	if err != nil {
