@@ -37,10 +37,16 @@ func TestFlowTimePremise(t *testing.T) {
 	require.Equal(t, theorems.Holds, v.Status, v.String())
 	assert.Contains(t, v.Detail, "flow times")
 
-	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: run(&enginefault.Flow{B: enginefault.MisplacedB1()}), Tol: tol})
+	faulted := run(&enginefault.Flow{B: enginefault.MisplacedB1()})
+	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: faulted, Tol: tol})
 	t.Log(v.String())
 	assert.Equal(t, theorems.Violated, v.Status, v.String())
 	assert.Contains(t, v.Detail, "flow times")
+	// Without a declared tolerance the premise has no bound to judge by:
+	// the times are not witnessed, and the check says so.
+	v = MarginMonotone(TrajectoryCase{Obj: obj, Records: faulted})
+	assert.NotEqual(t, theorems.Violated, v.Status, v.String())
+	assert.Contains(t, v.Detail, "flow times: not witnessed (no declared tolerance)")
 
 	stretched := append([]train.Record(nil), clean...)
 	for i := range stretched {

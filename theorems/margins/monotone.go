@@ -39,9 +39,10 @@ type TrajectoryCase struct {
 	// records, so each pair of records is checked as one step and the
 	// details name the records' own steps.
 	Gaps bool
-	// Tol is the integrator's declared local error tolerance (0:
-	// train.DefaultFlowTol), the source of the flow premise's bound on the
-	// recorded flow times (flowtime.go); unused with ExactSteps.
+	// Tol is the integrator's declared local error tolerance, the source
+	// of the flow premise's bound on the recorded flow times (flowtime.go;
+	// 0: none declared, the times are not witnessed); unused with
+	// ExactSteps.
 	Tol float64
 	// Degree, Margin, MultiHomogeneous, BlockDegrees are as in MarginCase.
 	Degree           float64
