@@ -67,15 +67,15 @@ func TestFlowTimePremise(t *testing.T) {
 // to the witness's own uncertainty.
 func TestFlowTimeWitnessClosedForm(t *testing.T) {
 	obj := linearObjective(t, losses.NewBinary(losses.Exponential{}), []float64{1, -1}, []float64{1})
-	pointAt := func(theta []float64) point {
-		ev, err := obj.Evaluate(theta, true)
+	w := newFlowTimeWitness(obj, 2)
+	pointAt := func(theta []float64) level {
+		l, err := w.levelAt(theta)
 		require.NoError(t, err)
-		return point{logObj: ev.LogObjective, dirNorm: math.Sqrt(ev.Dir[0]*ev.Dir[0] + ev.Dir[1]*ev.Dir[1])}
+		return l
 	}
 	a := train.Record{Step: 0, LogT: math.Inf(-1), Theta: []float64{0.2, 0.1}}
 	thetaB := []float64{0.7, -0.4}
 	dt := (math.Exp(1.1) - math.Exp(0.1)) / 2
-	w := newFlowTimeWitness(obj, 2)
 	for _, c := range []struct {
 		name  string
 		scale float64

@@ -228,7 +228,7 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 				len(excess), float64(IntegratorErrorFactor), med, mx)}
 		}
 		integrator = fmt.Sprintf("; independent step error over the reported one: median %.3g, largest %.3g (≤ %g)", med, mx, float64(IntegratorErrorFactor))
-		bad, times := flowTimePremise(&c, pts, t0)
+		bad, times := flowTimePremise(c.Obj, c.Records, t0, c.Tol)
 		if bad != nil {
 			return *bad
 		}
