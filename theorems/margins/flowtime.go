@@ -130,7 +130,7 @@ func (g flowTimeGap) ratio() float64 {
 	return r
 }
 
-// flowTimePremise checks the recorded flow times of c's records against
+// flowTimePremise checks the recorded flow times of the records rs against
 // their definition on flowTimeSamples gaps after t₀ (t0, the index of the
 // first separated record), the levels of F re-evaluated from θ here. It
 // returns a violated or undecided verdict, or nil and a summary for the
@@ -185,12 +185,12 @@ func flowTimePremise(obj *train.Objective, rs []train.Record, t0 int, tol float6
 			over++
 		}
 	}
-	rule, rank := "any", 0
+	rule, rank := "one fails a net without kinks", 0
 	if k, ok := obj.Model.(interface{ Kinked() bool }); ok && k.Kinked() {
-		rule, rank = "more than half (a kinked net)", len(checked)/2
+		rule, rank = "more than half fail a kinked net", len(checked)/2
 	}
 	stat, worst := checked[rank].ratio(), checked[0]
-	detail := fmt.Sprintf("%d gaps re-integrated by RK4 in log F, |log Δt − log Δt*| over its bound from Tol %g: %d above 1 (%s decide), largest %.3g (step %d: %.3g against %.3g, witness n = %d)",
+	detail := fmt.Sprintf("%d gaps re-integrated by RK4 in log F, |log Δt − log Δt*| over its bound from Tol %g: %d above 1 (%s), largest %.3g (step %d: %.3g against %.3g, witness n = %d)",
 		len(checked), tol, over, rule, worst.ratio(), worst.step, worst.mismatch, worst.allowed, worst.steps)
 	if stat > 1 {
 		return &theorems.Verdict{Status: theorems.Violated, Statistic: stat, Bound: 1, Detail: "the recorded flow times are not the gradient flow's (dt = −dλ/(F‖Dir‖²)): " + detail}, ""
