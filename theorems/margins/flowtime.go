@@ -83,8 +83,8 @@ import (
 // of the gaps for every net missed two linear flows (LL-G seed 4, LL-F
 // seed 8): on their long straight stretches the faulty step is the exact
 // flow at another step in s, θ and clock together, which no witness of the
-// records can tell from the right one, and only their first 15–40% of gaps
-// show the fault. The margin per gap is modest because the misplaced
+// records can tell from the right one, and as few as their first 15% of
+// gaps show the fault. The margin per gap is modest because the misplaced
 // weight also moves the seventh stage, which the error row reads: the
 // estimate grows like h², the controller shrinks the step until it meets
 // Tol, and what is left in the clock is a few times the tolerance's
