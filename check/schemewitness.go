@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/weightwitness"
@@ -14,13 +15,22 @@ import (
 // (weightwitness.RecordedWeights), so that a run whose reweighting silently
 // became uniform, and whose records say uniform, is not judged as an honest
 // ERM run. The schemes whose weights do not depend on the losses are
-// accepted (schemeSpecs): the losses a run computed carry its own
-// roundings, which the engine's recomputation would have to bound first.
+// recomputed (schemeSpecs); CVaR-DRO, whose weights follow the losses the
+// run computed with its own roundings, is checked against its optimality
+// conditions with the losses' error bars instead (droweights.go,
+// droSpecs). χ²-DRO (pinned by a radius a run's solver holds to its own
+// tolerance) and Group DRO (a state accumulating every step's losses) are
+// not witnessed yet.
 
 // schemeSpecs are the `scheme` values check witnesses: names of
 // train.ParseWeighting, the importance weighting's groups the labels
 // (train.GroupsOf).
 var schemeSpecs = []string{"erm", "iw"}
+
+// droSpecs are the loss-following schemes check witnesses by their
+// optimality conditions, with their parameter as train.ParseWeighting
+// reads it ("cvar:0.2"; the default without one).
+var droSpecs = []string{"cvar"}
 
 // readScheme reads the optional `scheme` array: one string naming the GRW
 // scheme of the run's `weights` (schemeSpecs).
@@ -49,7 +59,13 @@ func schemeOf(spec string) (train.Weighting, error) {
 			return train.ParseWeighting(spec, nil)
 		}
 	}
-	return nil, fmt.Errorf("scheme %q: check recomputes the weights of %v (the labels as the groups of iw); a scheme whose weights follow the losses (gdro, chi2, cvar) is not witnessed yet (docs/check.md)", spec, schemeSpecs)
+	name, _, _ := strings.Cut(spec, ":")
+	for _, s := range droSpecs {
+		if s == name {
+			return train.ParseWeighting(spec, nil)
+		}
+	}
+	return nil, fmt.Errorf("scheme %q: check witnesses the weights of %v (the labels as the groups of iw) and %v (with an optional :α); χ²-DRO (chi2), whose radius a run's solver holds to its own tolerance, and Group DRO (gdro), whose state accumulates every step's losses, are not witnessed yet (docs/check.md)", spec, schemeSpecs, droSpecs)
 }
 
 // schemeRounding returns the relative allowance for weights normalized
@@ -73,6 +89,10 @@ func (r *recorded) schemeWitness() (v theorems.Verdict, ok bool) {
 	scheme, err := schemeOf(r.t.Scheme)
 	if err != nil {
 		return theorems.Undecided("weights not witnessed: %v", err), false
+	}
+	switch scheme.(type) {
+	case *train.CVaRDRO:
+		return r.droWitness(scheme)
 	}
 	tr := &train.Trajectory{Records: make([]train.Record, len(r.t.Theta))}
 	for i, th := range r.t.Theta {

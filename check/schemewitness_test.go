@@ -92,6 +92,7 @@ func TestReadScheme(t *testing.T) {
 	}{
 		{"without weights", []npyArray{{name: "scheme", descr: "<U2", data: u32str(2, "iw")}}, "without weights"},
 		{"a scheme of the losses", []npyArray{weights, {name: "scheme", descr: "<U4", data: u32str(4, "gdro")}}, "not witnessed yet"},
+		{"χ²'s radius", []npyArray{weights, {name: "scheme", descr: "<U4", data: u32str(4, "chi2")}}, "not witnessed yet"},
 		{"unknown", []npyArray{weights, {name: "scheme", descr: "<U3", data: u32str(3, "foo")}}, `scheme "foo"`},
 		{"not a string", []npyArray{weights, {name: "scheme", descr: "<f8", data: f64(1)}}, "want one string"},
 		{"not one", []npyArray{weights, {name: "scheme", descr: "<U2", shape: []int{2}, data: u32str(2, "iw", "iw")}}, "want one string"},
