@@ -52,10 +52,11 @@ func (c MultiCase) FaultActs(name string) bool {
 	if f.Component != "reweighting" {
 		return true
 	}
-	if name == "weights-ignored-reported" { // as ClassCase's
+	fixed := c.Scheme == cases.SchemeIW || c.Scheme == cases.SchemeStatic
+	if name == "weights-ignored-reported" && !fixed { // as ClassCase's: fixed weights must not be uniform
 		return c.Scheme != cases.SchemeERM
 	}
-	if c.Scheme != cases.SchemeIW && c.Scheme != cases.SchemeStatic {
+	if !fixed {
 		return false
 	}
 	data := c.Data()
