@@ -139,6 +139,9 @@ var claims = []claim{
 	// ZD Thm 7 checks GD's flow under the recorded weights itself
 	// (linearLimit), with or without reweighting.
 	{theorems.ZD_T7, linearWeighted, whole(func(r *recorded) theorems.Verdict {
+		if v, ok := r.schemeWitness(); !ok {
+			return v // the weights are not the stated scheme's (schemewitness.go)
+		}
 		return grwclass.GRWDirection(r.obj.Data, r.tr)
 	})},
 }

@@ -21,6 +21,9 @@
 //	weights       (n,) or (T, n)    GRW weights (optional)
 //	weight_sum    (T, n) float64    Σ_t lr_t·q^{(t)} from the previous record
 //	                                (row 0 unused; optional, with weights)
+//	scheme        () str            "erm", "iw" or "cvar[:α]": the weights'
+//	                                GRW scheme, witnessed before ZD-T7
+//	                                (schemewitness.go, droweights.go)
 //	modules       (k,) str          str(m) of each module (optional)
 //	outputs       (n,) or (n, K)    net(X) at the last record (optional)
 //	local_error   (T,) float64      an integrator's local error (flows)

@@ -485,6 +485,9 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 			return nil, fmt.Errorf("weights has shape %s, want (n,) or (%d, n)", w.shapeString(), T)
 		}
 	}
+	if err := readScheme(arrays, t); err != nil {
+		return nil, err
+	}
 	if w, ok := arrays["weight_sum"]; ok {
 		if !w.exact || len(w.shape) != 2 || w.shape[0] != T {
 			return nil, fmt.Errorf("weight_sum has dtype %s and shape %s, want float64 (%d, n)", w.dtype, w.shapeString(), T)
@@ -514,10 +517,10 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 		}
 		if !ok {
 			switch name {
-			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "outputs":
+			case "step", "lr", "time", "local_error", "reduction", "modules", "X", "input_shape", "y", "weights", "weight_sum", "scheme", "outputs":
 				continue
 			}
-			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, modules, outputs, local_error, scalars/{step,log_loss,norm,lr,q_min})", name)
+			return nil, fmt.Errorf("unknown array %q (known: step, lr, time, reduction, theta/<key>, X, input_shape, y, weights, weight_sum, scheme, modules, outputs, local_error, scalars/{step,log_loss,norm,lr,q_min})", name)
 		}
 		if key == "" {
 			return nil, errors.New("array theta/ has no state_dict key")

@@ -131,6 +131,11 @@ func WriteNPZ(w io.Writer, t *Trajectory) error {
 			return err
 		}
 	}
+	if t.Scheme != "" {
+		if err := putStrings(put, "scheme", []string{t.Scheme}, nil); err != nil {
+			return err
+		}
+	}
 	if t.WeightSum != nil {
 		if err := put("weight_sum", "<f8", []int{T, len(t.WeightSum[0])}, floats(t.WeightSum...)); err != nil {
 			return err

@@ -55,6 +55,10 @@ type Trajectory struct {
 	// With it ZD-T7 bounds the steps' coefficients of weights that move
 	// between records (theorems/limits/gdstep.go); without it, only GD's cone.
 	WeightSum [][]float64
+	// Scheme names the GRW scheme of Weights when the file states it
+	// ("erm", "iw"; schemewitness.go): ZD-T7 then recomputes the weights
+	// from its definition first. "" when not stated.
+	Scheme string
 	// Modules are the str() of the nn.Sequential's modules in order, when
 	// recorded; they name the activations, which the state_dict does not
 	// carry.

@@ -31,8 +31,10 @@ type Fault struct {
 	// records say what is applied (enginefault.Objective.Honest).
 	honest      bool
 	regularizer func(train.Regularizer) train.Regularizer
-	// errorScale is planted on a flow integrator (enginefault.Flow).
+	// errorScale and solution are planted on a flow integrator
+	// (enginefault.Flow: ErrorScale, B).
 	errorScale float64
+	solution   func() *[6]float64
 }
 
 // None reports whether f is the zero Fault.
@@ -58,8 +60,12 @@ func (f Fault) Loss(l losses.Loss) losses.Loss {
 // optimizer; the integrator's fault is set on o itself when o is a
 // *train.Flow.
 func (f Fault) Optimizer(o train.Optimizer) train.Optimizer {
-	if fl, ok := o.(*train.Flow); ok && f.errorScale != 0 {
-		fl.PlantFault(&enginefault.Flow{ErrorScale: f.errorScale})
+	if fl, ok := o.(*train.Flow); ok && (f.errorScale != 0 || f.solution != nil) {
+		h := &enginefault.Flow{ErrorScale: f.errorScale}
+		if f.solution != nil {
+			h.B = f.solution()
+		}
+		fl.PlantFault(h)
 	}
 	if f.optimizer == nil {
 		return o

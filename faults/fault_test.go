@@ -65,7 +65,7 @@ func TestFaultsChangeTheEngine(t *testing.T) {
 	clean := run(faults.Fault{}, static())
 	for _, f := range faults.Registry() {
 		switch f.Name {
-		case "momentum-misindexed", "flow-error-underreported", "l2-gradient-uncentred", "ntk-scale":
+		case "momentum-misindexed", "flow-error-underreported", "tableau-b1-misplaced", "l2-gradient-uncentred", "ntk-scale":
 			continue // heavy ball, the flow, an L2 regularizer, the NTK network: TestFaultsOnTheirComponent
 		}
 		got := run(f, static())
@@ -96,7 +96,7 @@ func TestFaultsOnTheirComponent(t *testing.T) {
 		return step(f.Optimizer(fl), obj)
 	}
 	clean := flows(faults.Fault{})
-	for _, name := range []string{"flow-error-underreported"} {
+	for _, name := range []string{"flow-error-underreported", "tableau-b1-misplaced"} {
 		f, _ = faults.Lookup(name)
 		assert.NotEqual(t, clean, flows(f), name)
 	}

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"github.com/implicitbias/implicitbias/internal/enginefault"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -82,6 +83,11 @@ func Registry() []Fault {
 			Name: "flow-error-underreported", Component: "integrator",
 			Effect:     "the flow integrator's error estimate is 10⁶ times too small (error scale 1e-6, train.Flow.PlantFault): its steps are far too long",
 			errorScale: 1e-6,
+		},
+		{
+			Name: "tableau-b1-misplaced", Component: "integrator",
+			Effect:   "the flow integrator's Dormand–Prince solution weight b₁ is 35/38.4 for 35/384 (enginefault.MisplacedB1), the error row intact: Σ b_i = 1.82, the local error estimate does not see it, θ stays near the path while the recorded flow times drift",
+			solution: enginefault.MisplacedB1,
 		},
 		{
 			Name: "l2-gradient-uncentred", Component: "regularizer",

@@ -129,7 +129,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 				return o
 			}
 			judged, ref := r.faultCase(v)
-			if c, ok := v.(Faultable); ok && p.Verdict(ref, c.WithFault("")).Status != theorems.Holds {
+			if c, ok := v.(Faultable); ok && ref.claimVerdict(id, seed, p, c.WithFault("")).Status != theorems.Holds {
 				o.Invalid++
 				continue
 			}
@@ -152,7 +152,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 			}
 			continue
 		}
-		ver := p.Verdict(r, v)
+		ver := r.claimVerdict(id, seed, p, v)
 		o.Summary.Add(ver, Describe(r, v))
 		if ver.Status == theorems.NotApplicable {
 			// A case the engine under test cannot run (a layer its
@@ -195,7 +195,7 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 			if first.res.Sieve != nil && !first.res.Sieve(w) {
 				continue // outside the generator's filter (a fault's scope)
 			}
-			if c, ok := w.(Faultable); power && ok && p.Verdict(r, c.WithFault("")).Status != theorems.Holds {
+			if c, ok := w.(Faultable); power && ok && r.claimVerdict(id, seed, p, c.WithFault("")).Status != theorems.Holds {
 				continue // not a valid case of the fault control
 			}
 			if wv := p.Verdict(r, w); wv.Status != theorems.Inconclusive && !want(wv) {
@@ -212,3 +212,15 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 
 // ClaimWanted is a claim's rule: the case holds.
 func ClaimWanted(v theorems.Verdict) bool { return v.Status == theorems.Holds }
+
+// claimVerdict is p's verdict on the case c drawn from seed for entry id,
+// kept in r: a fault control draws from its claim's seed (ControlSeed), so
+// the validity of its cases — the claim's verdict on the same case without
+// the fault — is the verdict the claim gave, found under the same key, not
+// computed (trained and judged) again. The key is the case's every field
+// (%#v), as the run caches key theirs; the check is deterministic for it.
+func (r *Runner) claimVerdict(id string, seed int64, p Prop, c any) theorems.Verdict {
+	key := fmt.Sprintf("%s/%d/%#v", id, seed, c)
+	v, _ := Cache[theorems.Verdict](r, "verdicts").GetKept(key, func() (theorems.Verdict, error) { return p.Verdict(r, c), nil })
+	return v
+}

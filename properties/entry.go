@@ -71,13 +71,25 @@ func (r *Runner) RunClaim(ctx context.Context, e Entry, i int) Outcome {
 }
 
 // RunControl decides negative control i of e (fault controls included):
-// its cases drawn from r.Seed + 1000 + i, e's control count at r's
-// budget, caught as the control says (Prop.Meta().CaughtBy). It is the
-// one place that sets a control's seed and count: Run, Assert, the power
-// table (MeasurePower) and the CLI's report call it.
+// its cases drawn from ControlSeed, e's control count at r's budget,
+// caught as the control says (Prop.Meta().CaughtBy). It is the one place
+// that sets a control's count: Run, Assert, the power table (MeasurePower)
+// and the CLI's report call it.
 func (r *Runner) RunControl(ctx context.Context, e Entry, i int) Outcome {
 	p := e.Controls[i]
-	return Decide(ctx, r, e.ID, p, r.Seed+int64(1000+i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+	return Decide(ctx, r, e.ID, p, ControlSeed(r.Seed, e, i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+}
+
+// ControlSeed is the seed of control i of e at the base seed: seed + 1000
+// + i, or, for a fault control (Property.OfClaim), its claim's seed, seed
+// + k: a fault is planted in the claim's own cases (those the fault acts
+// on), whose clean runs — the validity of each case — the claim already
+// trained (issue 28 item 2: ZD-T7's 98 runs were 58 clean ones).
+func ControlSeed(seed int64, e Entry, i int) int64 {
+	if k := e.Controls[i].Meta().OfClaim; k > 0 {
+		return seed + int64(k-1)
+	}
+	return seed + int64(1000+i)
 }
 
 // Sample draws n cases from g, deterministically for a seed.

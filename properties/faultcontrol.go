@@ -105,11 +105,11 @@ func FaultControls(e Entry) []Prop {
 		if err != nil {
 			panic("properties: entry " + e.ID + ": " + err.Error())
 		}
-		for _, p := range e.Claims {
+		for k, p := range e.Claims {
 			if !strings.Contains(p.Meta().Name, fc.On) {
 				continue
 			}
-			if pc, ok := p.planted(f); ok {
+			if pc, ok := p.planted(f, k); ok {
 				out = append(out, pc)
 				break
 			}
@@ -181,9 +181,11 @@ func Bind(fs ...[]Entry) []Entry {
 
 // planted returns the fault control of p with f (faultProperty) when p's
 // cases carry faults.
-func (p Property[C]) planted(f faults.Fault) (Prop, bool) {
+func (p Property[C]) planted(f faults.Fault, claim int) (Prop, bool) {
 	if !acceptsFaults(gopter.Gen(p.Gen)) {
 		return nil, false
 	}
-	return FaultProperty(p, f), true
+	pc := FaultProperty(p, f)
+	pc.OfClaim = claim + 1
+	return pc, true
 }

@@ -65,6 +65,12 @@ type Property[C any] struct {
 	// Fault, for a fault control (faultControls), names the engine fault
 	// planted in its cases; only violated counts as caught.
 	Fault string
+	// OfClaim is, for a fault control of an entry, 1 + the index of the
+	// claim it plants the fault in (0 otherwise): its cases are drawn from
+	// that claim's seed (ControlSeed), so that the claim's own cases come
+	// first and the clean runs their validity needs are the claim's, from
+	// the runner's caches (issue 28 item 2).
+	OfClaim int
 }
 
 // Meta is what the harness reads of a property besides its cases and its
@@ -73,6 +79,7 @@ type Meta struct {
 	Name, Drops string
 	Undecided   Rate
 	Fault       string
+	OfClaim     int
 }
 
 // Prop is a Property of any case type, as an Entry holds it: the harness
@@ -85,14 +92,15 @@ type Prop interface {
 	Verdict(r *Runner, c any) theorems.Verdict
 	// planted returns the property with the fault planted in its cases (a
 	// fault control), false when its cases carry no fault.
-	planted(f faults.Fault) (Prop, bool)
+	// claim is the claim's index in its entry (Property.OfClaim).
+	planted(f faults.Fault, claim int) (Prop, bool)
 	// accepts reports whether c is a case of the property's type.
 	Accepts(c any) bool
 }
 
 // Meta returns p's name, hypothesis key, declared rate and fault.
 func (p Property[C]) Meta() Meta {
-	return Meta{Name: p.Name, Drops: p.Drops, Undecided: p.Undecided, Fault: p.Fault}
+	return Meta{Name: p.Name, Drops: p.Drops, Undecided: p.Undecided, Fault: p.Fault, OfClaim: p.OfClaim}
 }
 
 // Generator returns p's generator under r.

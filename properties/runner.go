@@ -19,7 +19,8 @@ import (
 // be copied after first use.
 type Runner struct {
 	// Seed is the base seed: claim i of an entry draws from Seed + i,
-	// control i from Seed + 1000 + i.
+	// control i from Seed + 1000 + i (a fault control from its claim's
+	// seed: ControlSeed).
 	Seed int64
 	// Budget sets the number of cases (Entry.cases) and the run lengths of
 	// the asymptotic checks (runLengths, Runner.Steps, the sweeps' sizes).

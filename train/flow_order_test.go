@@ -131,12 +131,12 @@ func tableauSolve(a *[7][6]float64, b [6]float64, f func(dst, y []float64), y []
 	return y
 }
 
-// faultyRow is the tableau fault of issue 32: the solution row with b₁ =
+// faultyRow is the tableau fault of issue 32, the registry's
+// "tableau-b1-misplaced" (package faults): the solution row with b₁ =
 // 35/38.4 for 35/384 (a misplaced decimal point), planted through the
 // integrator's fault hook (Flow.PlantFault, enginefault.Flow.B) with the
-// error row intact. It is not in the fault registry: the flow claims catch
-// it on 9 of 10 cases at best (docs/trust.md), below faults.MinPower.
-var faultyRow = [6]float64{35.0 / 38.4, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}
+// error row intact. One definition: enginefault.MisplacedB1.
+var faultyRow = *enginefault.MisplacedB1()
 
 // linearODEOrders measures the observed orders of the tableau with solution
 // row b on y' = Ay, A = [[−1, 2], [−2, −1]] (a decaying rotation), from

@@ -44,6 +44,14 @@ type Objective struct {
 	cachedθ  []float64
 	cacheOK  bool
 	cacheGrd bool
+	// unsummed marks a cached evaluation whose weighted sums were left for
+	// the Reweight that follows (evaluate with sum false): a GRW step sums
+	// under the new weights only, so Evaluate must not return it as is.
+	unsummed bool
+	// givenW holds the weights of the last SetWeights or Reweight when no
+	// weight fault is planted (nil otherwise): a static scheme gives the
+	// same weights at every step, whose logs are then already in logW.
+	givenW []float64
 
 	// share[n] = e^{log w_n + log ℓ_n − m} and shareSum = Σ share, with m the
 	// largest exponent: 𝓛 = e^m·shareSum, and the relative weight of sample n
@@ -141,14 +149,26 @@ func NewObjective(m models.Model, l losses.Loss, d *dataset.Dataset) (*Objective
 // SetWeights sets the sample weights w_n ≥ 0 (nil: all 1). The slice is
 // copied into log form; a weight of 0 drops the sample.
 func (o *Objective) SetWeights(w []float64) error {
+	o.cacheOK = false
 	if w == nil {
-		o.logW = nil
-		o.cacheOK = false
+		o.logW, o.givenW = nil, nil
 		return nil
 	}
 	if len(w) != o.Data.N {
 		return fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
 	}
+	return o.setLogWeights(w)
+}
+
+// setLogWeights sets logW from the weights w (len N), through the weight
+// fault when one is planted. Weights bitwise equal to the last ones given
+// (no fault planted) keep their logs: a static GRW scheme costs no
+// logarithm per step.
+func (o *Objective) setLogWeights(w []float64) error {
+	if o.weightFault == nil && o.logW != nil && sameBits(w, o.givenW) {
+		return nil
+	}
+	o.givenW = o.givenW[:0]
 	w = o.faulty(w)
 	if o.logW == nil {
 		o.logW = make([]float64, len(w))
@@ -159,8 +179,23 @@ func (o *Objective) SetWeights(w []float64) error {
 		}
 		o.logW[i] = numerics.Log(v) // math.Log is wrong for subnormal v on amd64
 	}
-	o.cacheOK = false
+	if o.weightFault == nil {
+		o.givenW = append(o.givenW, w...)
+	}
 	return nil
+}
+
+// sameBits reports whether a and b have the same length and bits.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // PlantFault plants the reweighting fault h (nil: none). Its argument's
@@ -223,10 +258,18 @@ func (o *Objective) appliedLogWeight(n int) float64 {
 // The result is owned by o. Re-evaluating at a bitwise-equal θ returns the
 // cached result.
 func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
-	if o.cacheOK && (o.cacheGrd || !grad) && floats.Same(theta, o.cachedθ) {
+	return o.evaluate(theta, grad, true)
+}
+
+// evaluate is Evaluate; with sum false (and grad false) it stops after the
+// per-sample log-losses and margins, for a Reweight to sum them under new
+// weights: what the weighted sums at the old weights would set, Reweight
+// overwrites.
+func (o *Objective) evaluate(theta []float64, grad, sum bool) (*Eval, error) {
+	if o.cacheOK && !o.unsummed && (o.cacheGrd || !grad) && floats.Same(theta, o.cachedθ) {
 		return &o.ev, nil
 	}
-	o.cacheOK = false
+	o.cacheOK, o.unsummed = false, false
 	ev := &o.ev
 	d, k := o.Data, o.Model.Out()
 	ev.Scores = o.Model.Forward(o.ws, theta, d.X, d.N)
@@ -258,11 +301,16 @@ func (o *Objective) Evaluate(theta []float64, grad bool) (*Eval, error) {
 			qmin = min(qmin, ev.Margins[n])
 		}
 	}
-	o.sumLosses(ev)
 	ev.QMin = qmin
 	if ev.Margins == nil {
 		ev.QMin = math.NaN()
 	}
+	if !sum && !grad {
+		copy(o.cachedθ, theta)
+		o.cacheOK, o.cacheGrd, o.unsummed = true, false, true
+		return ev, nil
+	}
+	o.sumLosses(ev)
 	r := o.regularize(ev, theta)
 	if grad {
 		if err := o.gradient(theta, ev, r); err != nil {
@@ -281,8 +329,12 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 		ev.LogGradNorm = math.Inf(-1)
 		return nil
 	}
-	// w_n ℓ_n e^{−log(𝓛+R)} = p_n·𝓛/(𝓛+R), with p_n = share[n]/shareSum.
-	scale := math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
+	// w_n ℓ_n e^{−log(𝓛+R)} = p_n·𝓛/(𝓛+R), with p_n = share[n]/shareSum
+	// (without a regularizer 𝓛/(𝓛+R) = e⁰ = 1 exactly: no call).
+	scale := 1 / o.shareSum
+	if ev.LogLoss != ev.LogObjective {
+		scale = math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
+	}
 	for n := 0; n < d.N; n++ {
 		g := o.gOut[n*k : (n+1)*k]
 		lw := o.appliedLogWeight(n)

@@ -3,9 +3,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"math"
-
-	"github.com/implicitbias/implicitbias/numerics"
 )
 
 // ErrNoEvaluation reports a Reweight before any Evaluate.
@@ -26,17 +23,11 @@ func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
 	if len(w) != o.Data.N {
 		return nil, fmt.Errorf("train: %d weights for %d samples", len(w), o.Data.N)
 	}
-	w = o.faulty(w)
-	if o.logW == nil {
-		o.logW = make([]float64, len(w))
+	if err := o.setLogWeights(w); err != nil {
+		o.cacheOK = false
+		return nil, err
 	}
-	for i, v := range w {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			o.cacheOK = false
-			return nil, fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
-		}
-		o.logW[i] = numerics.Log(v)
-	}
+	o.unsummed = false
 	ev := &o.ev
 	o.sumLosses(ev)
 	r := o.regularize(ev, o.cachedθ)

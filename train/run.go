@@ -158,7 +158,8 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	for t := 0; ; t++ {
 		// With the gradient also at the last step: its record reports
 		// log ‖∇𝓛‖ at that θ.
-		ev, err := obj.Evaluate(theta, q == nil)
+		// Under a scheme the sums wait for q^{(t)} (Reweight makes them).
+		ev, err := obj.evaluate(theta, q == nil, q == nil)
 		if err == nil && q != nil {
 			ev, err = reweightStep(obj, cfg.Weighting, t, q, true)
 		}

@@ -94,20 +94,26 @@ func BenchmarkTinyStep(b *testing.B) {
 func BenchmarkTinyRun(b *testing.B) {
 	for _, p := range tinyProblems {
 		b.Run(p.name, func(b *testing.B) {
-			obj, theta0 := tinyObjective(b, p.spec, p.loss, p.classes)
-			theta := make([]float64, len(theta0))
-			gd, err := NewGD(tinyEta)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				copy(theta, theta0)
-				if _, err := Run(obj, gd, theta, Config{Steps: 1000, Every: 10}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchRuns(b, p.spec, p.loss, p.classes, func() Config { return Config{Steps: 1000, Every: 10} })
 		})
+	}
+}
+
+// benchRuns times Run with the configuration cfg makes from the tiny
+// problem's θ₀, by GD with tinyEta.
+func benchRuns(b *testing.B, spec string, l losses.Loss, classes int, cfg func() Config) {
+	obj, theta0 := tinyObjective(b, spec, l, classes)
+	theta := make([]float64, len(theta0))
+	gd, err := NewGD(tinyEta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(theta, theta0)
+		if _, err := Run(obj, gd, theta, cfg()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -131,6 +137,41 @@ func TestTinyStepAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocs per step, want 0", p.name, allocs)
+		}
+	}
+}
+
+// tinySchemes are the GRW schemes of the tiny GRW benchmark: static
+// weights (the same q at every step) and χ²-DRO (q moves with the losses).
+func tinySchemes(n int) []struct {
+	name string
+	w    func() Weighting
+} {
+	r := rand.New(rand.NewPCG(7, 7))
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.2 + r.Float64()
+	}
+	return []struct {
+		name string
+		w    func() Weighting
+	}{
+		{"static", func() Weighting { return &Static{W: w} }},
+		{"chi2", func() Weighting { s, _ := NewChiSquareDRO(0.5); return s }},
+	}
+}
+
+// BenchmarkTinyGRWRun times Run under a GRW scheme over 1000 steps of the
+// binary tiny problems (section E's runs: a reweighting per step), every
+// 100th recorded with θ and the weights.
+func BenchmarkTinyGRWRun(b *testing.B) {
+	for _, p := range tinyProblems[:3] {
+		for _, s := range tinySchemes(30) {
+			b.Run(p.name+"-"+s.name, func(b *testing.B) {
+				benchRuns(b, p.spec, p.loss, p.classes, func() Config {
+					return Config{Steps: 1000, Every: 100, Weighting: s.w(), KeepTheta: true, KeepWeights: true}
+				})
+			})
 		}
 	}
 }

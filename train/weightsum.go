@@ -1,6 +1,10 @@
 package train
 
-import "github.com/implicitbias/implicitbias/internal/linalg"
+import (
+	"math"
+
+	"github.com/implicitbias/implicitbias/internal/linalg"
+)
 
 // WeightSum accumulates the integrated GRW weights between records,
 //
@@ -16,19 +20,32 @@ import "github.com/implicitbias/implicitbias/internal/linalg"
 // theorems/limits/gdstep.go bounds from the coefficients), which the weights
 // at the records alone cannot bound (theorems/limits/linearlimit.go). The zero value is ready; Add allocates once,
 // on its first call (a sample count that changes reallocates).
-type WeightSum struct{ sum, buf []float64 }
+type WeightSum struct {
+	sum, buf []float64
+	// in holds the exponents of the last Add and buf their exponentials:
+	// a step of constant size under weights that do not move (GD under a
+	// static scheme) adds the same terms, computed once.
+	in []float64
+	ok bool
+}
 
 // Add adds e^{logEta}·q_n^{(t)} for every sample: the step just taken
 // with step size e^{logEta} from an objective weighted as obj is.
 func (w *WeightSum) Add(logEta float64, obj *Objective) {
 	n := obj.Data.N
 	if len(w.sum) != n {
-		w.sum, w.buf = make([]float64, n), make([]float64, n)
+		w.sum, w.buf, w.in, w.ok = make([]float64, n), make([]float64, n), make([]float64, n), false
 	}
-	for i := range w.buf {
-		w.buf[i] = logEta + obj.LogWeight(i)
+	same := w.ok
+	for i := range w.in {
+		v := logEta + obj.LogWeight(i)
+		same = same && math.Float64bits(v) == math.Float64bits(w.in[i])
+		w.in[i] = v
 	}
-	linalg.Exp(w.buf, w.buf) // one batched call per step
+	if !same {
+		linalg.Exp(w.buf, w.in) // one batched call per step whose weights moved
+		w.ok = true
+	}
 	for i, e := range w.buf {
 		w.sum[i] += e
 	}

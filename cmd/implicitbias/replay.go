@@ -20,7 +20,8 @@ import (
 
 // Replay of one case. Every case verify prints ("worst case: …") is a
 // draw of one of its entry's generators, seeded as properties.Runner.Run
-// seeds them: claim i from seed + i, control i from seed + 1000 + i, the
+// seeds them: claim i from seed + i, control i from seed + 1000 + i (a
+// fault control from its claim's seed, properties.ControlSeed), the
 // draws in order from a fresh math/rand source (properties.Decide). So a
 // case is found again by drawing from each generator until a draw prints
 // as the same line, and checked alone, verbosely.
@@ -49,13 +50,17 @@ func findCase(r *properties.Runner, entries []properties.Entry, line string) (fo
 	line = strings.TrimSpace(line)
 	for _, e := range entries {
 		for _, role := range []string{"claim", "control"} {
-			props, base := e.Claims, seed
+			props := e.Claims
 			if role == "control" {
-				props, base = e.Controls, seed+1000
+				props = e.Controls
 			}
 			for i, p := range props {
+				s := seed + int64(i)
+				if role == "control" {
+					s = properties.ControlSeed(seed, e, i)
+				}
 				params := gopter.DefaultGenParameters()
-				params.Rng = rand.New(rand.NewSource(base + int64(i)))
+				params.Rng = rand.New(rand.NewSource(s))
 				for draw, misses := 0, 0; draw < replayDraws(b) && misses < 1000; {
 					v, ok := p.Generator(r)(params).Retrieve()
 					if !ok {
@@ -64,7 +69,7 @@ func findCase(r *properties.Runner, entries []properties.Entry, line string) (fo
 					}
 					misses = 0
 					if properties.Describe(r, v) == line {
-						return foundCase{e, p, role, i, base + int64(i), draw, v}, true
+						return foundCase{e, p, role, i, s, draw, v}, true
 					}
 					draw++
 				}

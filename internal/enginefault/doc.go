@@ -32,3 +32,15 @@ type Flow struct {
 	// it is, so the local error estimate does not see the change.
 	B *[6]float64
 }
+
+// MisplacedB1 returns the tableau fault of issue 32 for Flow.B: Dormand–
+// Prince's solution row (Hairer, Nørsett & Wanner, Table 5.2) with b₁ =
+// 35/38.4 for 35/384, a misplaced decimal point. Σ b_i = 1 + 0.82 ≠ 1: the
+// method is no longer consistent (to first order each step advances the
+// state 1.82 times as far as its step size says), while the error row
+// e = b − b̂ is kept, so the local error estimate does not see it. One
+// definition for the fault registry (package faults) and the integrator's
+// order tests (package train), a fresh array for each caller.
+func MisplacedB1() *[6]float64 {
+	return &[6]float64{35.0 / 38.4, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}
+}

@@ -64,3 +64,45 @@ func (p pairwisePoly) ScaledGrad(dst, s []float64, y float64, shift float64) {
 	}
 	dst[c] = -tot
 }
+
+// LogLosses is the loss over a batch (losses.Batch), so that the
+// objective's hot path makes no interface call per sample: per sample, each
+// pair's log ℓ_poly(m_j) once (LogLoss and ScaledGrad computed it three
+// times), log ℓ = top + log Σ_j e^{l_j − top} in LogLoss's order (the same
+// bits), and ∂ log ℓ/∂s_j = f′(m_j)·e^{l_j − top}/Σ for j ≠ c, the negated
+// sum at c. The margins are s_c − max_{j≠c} s_j.
+func (p pairwisePoly) LogLosses(logLoss, q, dlog, s, y, _ []float64) {
+	k := len(s) / len(y)
+	for i, yi := range y {
+		c, row, d := int(yi), s[i*k:(i+1)*k], dlog[i*k:(i+1)*k]
+		top, best := math.Inf(-1), math.Inf(-1)
+		for j, v := range row {
+			if j != c {
+				d[j] = p.m.LogLoss(row[c] - v)
+				top, best = math.Max(top, d[j]), max(best, v)
+			}
+		}
+		q[i] = row[c] - best
+		if math.IsInf(top, 0) {
+			logLoss[i] = top
+			clear(d)
+			continue
+		}
+		var sum float64
+		for j := range row {
+			if j != c {
+				d[j] = math.Exp(d[j] - top)
+				sum += d[j]
+			}
+		}
+		logLoss[i] = top + math.Log(sum)
+		var tot float64
+		for j, v := range row {
+			if j != c {
+				d[j] *= p.m.FPrime(row[c]-v) / sum
+				tot += d[j]
+			}
+		}
+		d[c] = -tot
+	}
+}

@@ -4,8 +4,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/implicitbias/implicitbias/losses"
 )
 
 // TestPairwisePolyGradient compares ZD-B's control loss with central
@@ -33,6 +36,35 @@ func TestPairwisePolyGradient(t *testing.T) {
 			if w := want[j] * math.Exp(-shift); !scalar.EqualWithinAbsOrRel(got[j], w, 1e-8, 1e-8) {
 				t.Errorf("s = %v, y = %v: ∂ℓ/∂s_%d e^{−shift} = %v, differences %v", tc.s, tc.y, j, got[j], w)
 			}
+		}
+	}
+}
+
+// TestPairwisePolyBatch: the batch (losses.Batch) gives LogLoss's bits, the
+// margins, and ScaledGrad at shift log ℓ to a few ulps (the same terms,
+// multiplied in another order).
+func TestPairwisePolyBatch(t *testing.T) {
+	l := NewPairwisePoly()
+	b := l.(losses.Batch)
+	s := []float64{2, 0.5, -1, -0.3, 1.7, 0.2, 0, 0, 5, -40, 3e6, 7}
+	y := []float64{0, 1, 2, 1}
+	const k = 3
+	ll, q, dlog := make([]float64, 4), make([]float64, 4), make([]float64, 12)
+	b.LogLosses(ll, q, dlog, s, y, make([]float64, 8))
+	for i := range y {
+		row := s[i*k : (i+1)*k]
+		assert.Equal(t, l.LogLoss(row, y[i]), ll[i], "sample %d", i)
+		c, best := int(y[i]), math.Inf(-1)
+		for j, v := range row {
+			if j != c {
+				best = max(best, v)
+			}
+		}
+		assert.Equal(t, row[c]-best, q[i], "sample %d", i)
+		want := make([]float64, k)
+		l.ScaledGrad(want, row, y[i], ll[i])
+		for j := range want {
+			assert.InDelta(t, want[j], dlog[i*k+j], 1e-14*math.Abs(want[j])+1e-300, "sample %d score %d", i, j)
 		}
 	}
 }

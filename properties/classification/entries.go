@@ -124,7 +124,7 @@ func polyLimitProperty(name string, lossID int) properties.Property[ClassCase] {
 
 func multiProperty(name string, schemes []int, poly bool) properties.Property[MultiCase] {
 	return properties.Property[MultiCase]{Name: name, Gen: GenMulti(schemes), Check: func(r *properties.Runner, c MultiCase) theorems.Verdict {
-		data, tr, err := c.Run(poly, ClassSteps(r))
+		data, tr, err := c.Run(r, poly, ClassSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
 		}

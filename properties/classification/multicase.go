@@ -52,10 +52,11 @@ func (c MultiCase) FaultActs(name string) bool {
 	if f.Component != "reweighting" {
 		return true
 	}
-	if name == "weights-ignored-reported" { // as ClassCase's
+	fixed := c.Scheme == cases.SchemeIW || c.Scheme == cases.SchemeStatic
+	if name == "weights-ignored-reported" && !fixed { // as ClassCase's: fixed weights must not be uniform
 		return c.Scheme != cases.SchemeERM
 	}
-	if c.Scheme != cases.SchemeIW && c.Scheme != cases.SchemeStatic {
+	if !fixed {
 		return false
 	}
 	data := c.Data()
@@ -134,16 +135,27 @@ func (c MultiCase) Data() *dataset.Dataset {
 // the scores is at most ½·I, so with Σq = 1 and unit inputs L ≤ ½ and
 // η = classLR < 2/L; the pairwise loss's Hessian is Σ_{j≠c} ℓ″(m_j)
 // (e_c − e_j)(e_c − e_j)ᵀ ≤ 2·K·I (ℓ″ ≤ 2, the star graph's Laplacian has
-// largest eigenvalue K), so it runs with η = 1/(2K) < 2/L.
-func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajectory, error) {
+// largest eigenvalue K), so it runs with η = 1/(2K) < 2/L. The run is
+// cached in r (as ClassCase.Run's): ZD-B's fault controls judge the clean
+// runs of the claim's cases for their validity; each caller only reads it.
+func (c MultiCase) Run(r *properties.Runner, poly bool, steps int) (*dataset.Dataset, *train.Trajectory, error) {
+	key := fmt.Sprintf("%#v/%v/%d", c, poly, steps) // every field, exactly: shrunk cases differ in one
 	data := c.Data()
+	tr, err := properties.Cache[*train.Trajectory](r, "multiRuns").GetKept(key, func() (*train.Trajectory, error) {
+		return c.run(data, poly, steps)
+	})
+	return data, tr, err
+}
+
+// run trains the case's model on data (Run, uncached).
+func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int) (*train.Trajectory, error) {
 	w, err := cases.NewScheme(c.Scheme, c.Param, c.Seed, data.N)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m, err := models.NewLinear(data.D, c.k())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var l losses.Loss = losses.CrossEntropy{}
 	if poly {
@@ -151,11 +163,11 @@ func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajector
 	}
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	obj, err := train.NewObjective(f.Model(m), f.Loss(l), data)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	f.Objective(obj)
 	lr := ClassLR
@@ -164,10 +176,9 @@ func (c MultiCase) Run(poly bool, steps int) (*dataset.Dataset, *train.Trajector
 	}
 	gd, err := train.NewGD(lr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tr, err := GRWRun(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5)
-	return data, tr, err
+	return GRWRun(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5)
 }
 
 // GenMulti generates multi-class cases with the given schemes.

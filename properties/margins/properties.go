@@ -188,7 +188,7 @@ func faultyFlowProperty(name string, g properties.Gen[FlowCase], multi bool, che
 		if tr.Final().LogLoss > n.flowTarget {
 			return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, tr.Final().LogLoss)
 		}
-		return check(marginsth.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi})
+		return check(marginsth.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi, Tol: monotoneFlowTol})
 	}}
 }
 

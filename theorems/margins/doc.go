@@ -23,10 +23,16 @@
 // A flow's steps are judged against an independent error bar: each
 // recorded step is re-integrated by RK4(3) in the clock λ = log F
 // (flowcompanion.go), so an integrator that under-reports its error cannot
-// make the check trust a wrong path (IntegratorErrorFactor).
+// make the check trust a wrong path (IntegratorErrorFactor). The flow's
+// recorded times are witnessed too (the flow premise, flowtime.go): a sample
+// of the record gaps is re-integrated with the checks' RK4 in the same clock,
+// dt = −dλ/(F‖Dir‖²), and a gap whose recorded Δt is off by more than the
+// declared tolerance permits counts against the run: an integrator that
+// keeps the path but runs its clock at the wrong speed is not the gradient
+// flow the claims are about.
 //
 // Files: margins.go (MarginCase: LL-A5, LL-5.1), eulerpremise.go (the
 // per-block Euler premise of the flow inequalities), monotone.go
-// (TrajectoryCase: LL-4.1, LL-4.2, LL-F, LL-G), flowcompanion.go, rates.go
+// (TrajectoryCase: LL-4.1, LL-4.2, LL-F, LL-G), flowcompanion.go, flowtime.go, rates.go
 // (LL-4.3, LL-K1, LL-K2).
 package margins

@@ -39,6 +39,11 @@ type TrajectoryCase struct {
 	// records, so each pair of records is checked as one step and the
 	// details name the records' own steps.
 	Gaps bool
+	// Tol is the integrator's declared local error tolerance, the source
+	// of the flow premise's bound on the recorded flow times (flowtime.go;
+	// 0: none declared, the times are not witnessed); unused with
+	// ExactSteps.
+	Tol float64
 	// Degree, Margin, MultiHomogeneous, BlockDegrees are as in MarginCase.
 	Degree           float64
 	Margin           losses.Margin
@@ -137,7 +142,11 @@ func firstSeparated(pts []point) int {
 //     after t₀ the measured distance, less that uncertainty, exceeds
 //     IntegratorErrorFactor times the integrator's own estimate
 //     (Record.LocalError), the case is violated: the integrator
-//     under-reports its error, and nothing it recorded can be trusted;
+//     under-reports its error, and nothing it recorded can be trusted.
+//     The recorded flow times are re-integrated on a sample of the steps
+//     (the flow premise, flowtime.go): beyond what the declared tolerance
+//     Tol allows, on average over the sample (its largest gap left out),
+//     the case is violated (not the gradient flow);
 //  2. the data stay separated (γ̃ stays defined), 𝓛 does not increase and ρ
 //     does not decrease beyond the same error bound (dt log ρ > 0, Lemma B.1);
 //  3. at the end 0 ≤ γ̄ − γ̃ ≤ sup g′·log N/ρ^L (LL-A5; plus log(C−1)/ρ^L for
@@ -219,6 +228,11 @@ func MarginMonotone(c TrajectoryCase) theorems.Verdict {
 				len(excess), float64(IntegratorErrorFactor), med, mx)}
 		}
 		integrator = fmt.Sprintf("; independent step error over the reported one: median %.3g, largest %.3g (≤ %g)", med, mx, float64(IntegratorErrorFactor))
+		bad, times := flowTimePremise(c.Obj, c.Records, t0, c.Tol)
+		if bad != nil {
+			return *bad
+		}
+		integrator += "; flow times: " + times
 	}
 	first, last := pts[t0], pts[len(pts)-1]
 	growth := last.logGamma - first.logGamma

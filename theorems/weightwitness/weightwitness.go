@@ -68,6 +68,11 @@ type WeightReplay struct {
 	// scheme is replayed; nil: a stateful scheme is replayed only when the
 	// records start at step 0.
 	Theta0 []float64
+	// Rounding is a relative allowance added to the bound for weights that
+	// did not come from the engine's own scheme (a run recorded outside
+	// the engine, normalized by the caller: package check derives its
+	// own); 0 for the engine's records.
+	Rounding float64
 }
 
 // stateless reports whether q^{(t)} of w is a function of t and the losses
@@ -195,7 +200,7 @@ records:
 		}
 		checked++
 		for i, want := range q {
-			tol := weightRounding * 0x1p-52 * (1 + math.Abs(math.Log(want))) * want
+			tol := (weightRounding*0x1p-52*(1+math.Abs(math.Log(want))) + w.Rounding) * want
 			if want == 0 {
 				tol = 0
 			}
