@@ -94,14 +94,14 @@ var claims = []claim{
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.KKTConvergence(r.obj, tr, 0) }))
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return r.tailOf(tr).KKTConvergence() }))
 	})},
 	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return kkt.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaConvergence(r.obj, tr, 0) }))
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return r.tailOf(tr).BetaConvergence() }))
 	})},
 	// LL Cor C.10 on the windows of consecutive records, as the property
 	// tests run it on the engine's GD (properties, LL-C10): no slack for
