@@ -27,7 +27,7 @@ type claim struct {
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
 	{theorems.LL_B3, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
+		c := r.pointCase(i, pointGradBudget)
 		v := homogeneity.EulerIdentity(c)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
 			// How far from homogeneous the run went: the identity measured
@@ -37,10 +37,11 @@ var claims = []claim{
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's L = %g: %s", r.biasFreeL, m)
 		}
+		r.blockNote(c, &v)
 		return v
 	})},
 	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
+		c := r.pointCase(i, pointGradBudget)
 		v := homogeneity.MultiHomogeneity(c)
 		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
 			// As LL-B3: each block (a layer's weight with its bias)
@@ -50,6 +51,7 @@ var claims = []claim{
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's block degrees %v: %s", r.biasFreeBlocks, m)
 		}
+		r.blockNote(c, &v)
 		return v
 	})},
 	{theorems.LL_B4, binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {

@@ -78,7 +78,7 @@ func Homogeneity(c PointCase, s float64) theorems.Verdict {
 		e := math.Abs(g.Value(scaled, c.sample(n), k)-sL*phi) / scale
 		if e > worst || math.IsNaN(e) {
 			worst = e
-			detail = fmt.Sprintf("input %d output %d: Φ(%.4gθ) = %.17g vs s^L Φ(θ) = %.17g (L = %g)", n, k, s, g.Value(scaled, c.sample(n), k), sL*phi, L)
+			detail = fmt.Sprintf("input %d output %d: Φ(%.4gθ) = %.17g vs s^L Φ(θ) = %.17g (L = %g)", c.First+n, k, s, g.Value(scaled, c.sample(n), k), sL*phi, L)
 		}
 	}); v != nil {
 		return *v
@@ -115,7 +115,7 @@ func GradientHomogeneity(c PointCase, s float64) theorems.Verdict {
 		e := floats.Norm(gs, 2) / (sL1 * norm)
 		if e > worst || math.IsNaN(e) {
 			worst = e
-			detail = fmt.Sprintf("input %d output %d: ‖∇Φ(%.4gθ) − s^{L−1}∇Φ(θ)‖ is %.3g of ‖s^{L−1}∇Φ(θ)‖ (L = %g)", n, k, s, e, L)
+			detail = fmt.Sprintf("input %d output %d: ‖∇Φ(%.4gθ) − s^{L−1}∇Φ(θ)‖ is %.3g of ‖s^{L−1}∇Φ(θ)‖ (L = %g)", c.First+n, k, s, e, L)
 		}
 	}); v != nil {
 		return *v
@@ -144,7 +144,7 @@ func EulerIdentity(c PointCase) theorems.Verdict {
 		e := math.Abs(lhs-L*phi) / scale
 		if e > worst || math.IsNaN(e) {
 			worst = e
-			detail = fmt.Sprintf("input %d output %d: ⟨θ,∇Φ⟩ = %.17g but L·Φ = %.17g (L = %g, ⟨θ,∇Φ⟩/Φ = %.10g)", n, k, lhs, L*phi, L, lhs/phi)
+			detail = fmt.Sprintf("input %d output %d: ⟨θ,∇Φ⟩ = %.17g but L·Φ = %.17g (L = %g, ⟨θ,∇Φ⟩/Φ = %.10g)", c.First+n, k, lhs, L*phi, L, lhs/phi)
 		}
 	}); v != nil {
 		return *v
@@ -184,7 +184,7 @@ func MultiHomogeneity(c PointCase) theorems.Verdict {
 			e := math.Abs(lhs-ks[i]*phi) / scale
 			if e > worst || math.IsNaN(e) {
 				worst = e
-				detail = fmt.Sprintf("input %d output %d block %q: ⟨w,∇_wΦ⟩ = %.17g but k·Φ = %.17g (k = %g)", n, k, b.Name, lhs, ks[i]*phi, ks[i])
+				detail = fmt.Sprintf("input %d output %d block %q: ⟨w,∇_wΦ⟩ = %.17g but k·Φ = %.17g (k = %g)", c.First+n, k, b.Name, lhs, ks[i]*phi, ks[i])
 			}
 		}
 	}); v != nil {
