@@ -2,12 +2,10 @@ package check
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/homogeneity"
-	"github.com/implicitbias/implicitbias/train"
 )
 
 // TestPointInputBlocks: under the budget LL-B3 checks every input at every
@@ -18,13 +16,7 @@ import (
 func TestPointInputBlocks(t *testing.T) {
 	data := twoClasses(7, 7, 23, 3, 0.5, 0.1)
 	model, obj := logisticRun(t, "mlp:relu:2x4", data)
-	theta := make([]float64, model.NumParams())
-	model.Init(rand.New(rand.NewPCG(3, 0)), theta)
-	tr, err := train.Run(obj, optimizer(t, "gd", 0.05), theta, train.Config{Steps: 6, KeepTheta: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ft, err := FromTrain(tr, model, data)
+	ft, err := FromTrain(gdTrajectory(t, model, obj, 3, 0.05, 6), model, data)
 	if err != nil {
 		t.Fatal(err)
 	}
