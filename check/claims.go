@@ -26,7 +26,7 @@ type claim struct {
 
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
-	{theorems.LL_B3, always, perRecord(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_B3, always, perPoint(func(r *recorded, i int) theorems.Verdict {
 		c := r.pointCase(i, pointGradBudget)
 		v := homogeneity.EulerIdentity(c)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
@@ -40,7 +40,7 @@ var claims = []claim{
 		r.blockNote(c, &v)
 		return v
 	})},
-	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
+	{theorems.LL_B3m, always, perPoint(func(r *recorded, i int) theorems.Verdict {
 		c := r.pointCase(i, pointGradBudget)
 		v := homogeneity.MultiHomogeneity(c)
 		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
@@ -198,12 +198,23 @@ func (r *recorded) caseName(i int) string {
 
 // perRecord checks a pointwise claim at every record.
 func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
+	return everyRecord(eachRecord[theorems.Verdict], check)
+}
+
+// perPoint is perRecord for a check that never touches the objective
+// (eachPoint).
+func perPoint(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
+	return everyRecord(eachPoint[theorems.Verdict], check)
+}
+
+// everyRecord checks a pointwise claim at every record through each.
+func everyRecord(each func(*recorded, []int, func(*recorded, int) theorems.Verdict) []theorems.Verdict, check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
 		idx := make([]int, len(r.t.Theta))
 		for i := range idx {
 			idx[i] = i
 		}
-		for k, v := range r.forRecords(idx, check) {
+		for k, v := range each(r, idx, check) {
 			s.Add(v, r.caseName(idx[k]))
 		}
 	}
