@@ -27,8 +27,7 @@ type claim struct {
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
 	{theorems.LL_B3, always, perPoint(func(r *recorded, i int) theorems.Verdict {
-		c := r.pointCase(i, pointGradBudget)
-		v := homogeneity.EulerIdentity(c)
+		v, _, c := r.pointVerdicts(i)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
 			// How far from homogeneous the run went: the identity measured
 			// with the L of the same network without its biases.
@@ -41,8 +40,7 @@ var claims = []claim{
 		return v
 	})},
 	{theorems.LL_B3m, always, perPoint(func(r *recorded, i int) theorems.Verdict {
-		c := r.pointCase(i, pointGradBudget)
-		v := homogeneity.MultiHomogeneity(c)
+		_, v, c := r.pointVerdicts(i)
 		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
 			// As LL-B3: each block (a layer's weight with its bias)
 			// measured with the degree of the same block without its bias.

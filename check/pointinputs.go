@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/homogeneity"
@@ -43,4 +44,26 @@ func (r *recorded) blockNote(c homogeneity.PointCase, v *theorems.Verdict) {
 	if c.N < r.obj.Data.N {
 		v.Detail += fmt.Sprintf(" (inputs %d–%d of %d at this record: each record checks its block, every input once over the run)", c.First, c.First+c.N-1, r.obj.Data.N)
 	}
+}
+
+// pointShare holds LL-B3's and LL-B3m's verdicts at each record: both read
+// the same single-sample gradients, taken once (homogeneity.PointIdentities)
+// by whichever of the two claims reaches the record first, possibly on
+// another worker (the pointer is shared by the worker copies).
+type pointShare struct {
+	once         []sync.Once
+	euler, multi []theorems.Verdict
+}
+
+func newPointShare(records int) *pointShare {
+	return &pointShare{once: make([]sync.Once, records), euler: make([]theorems.Verdict, records), multi: make([]theorems.Verdict, records)}
+}
+
+// pointVerdicts returns LL-B3's and LL-B3m's verdicts at record i and the
+// case they were decided on.
+func (r *recorded) pointVerdicts(i int) (euler, multi theorems.Verdict, c homogeneity.PointCase) {
+	c = r.pointCase(i, pointGradBudget)
+	p := r.points
+	p.once[i].Do(func() { p.euler[i], p.multi[i] = homogeneity.PointIdentities(c) })
+	return p.euler[i], p.multi[i], c
 }

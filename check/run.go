@@ -188,6 +188,8 @@ type recorded struct {
 	progress    *progress
 	// tail is LL-4.4's and LL-A9's measured windows (tail.go).
 	tail *tailShare
+	// points are LL-B3's and LL-B3m's verdicts per record (pointinputs.go).
+	points *pointShare
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -195,7 +197,7 @@ type recorded struct {
 // reduction, since ∇(𝓛/n) = ∇𝓛/n). T = Σ η accumulates lr[i]·(step[i+1] −
 // step[i]): the step size recorded at a record holds until the next one.
 func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, error) {
-	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}, tail: &tailShare{}}
+	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}, tail: &tailShare{}, points: newPointShare(len(t.Theta))}
 	if t.Weights != nil {
 		for _, w := range t.Weights[1:] {
 			for j := range w {

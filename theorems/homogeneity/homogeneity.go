@@ -126,69 +126,26 @@ func GradientHomogeneity(c PointCase, s float64) theorems.Verdict {
 // EulerIdentity checks LL-B3, ⟨θ, ∇Φ(θ; x)⟩ = L·Φ(θ; x) at every input and
 // output, with |⟨θ,∇Φ⟩ − LΦ| ≤ EulerBound·‖θ‖‖∇Φ‖.
 func EulerIdentity(c PointCase) theorems.Verdict {
-	if err := c.validate(); err != nil {
-		return theorems.Invalid(err)
-	}
-	L, bad := c.degree()
+	e, bad := newEulerCheck(&c)
 	if bad != nil {
 		return *bad
 	}
-	rho := floats.Norm(c.Theta, 2)
-	worst, detail := 0.0, ""
-	if v := pointGrads(&c, c.Theta, func(n, k int, phi float64, grad []float64) {
-		scale := rho * floats.Norm(grad, 2)
-		if scale == 0 {
-			return
-		}
-		lhs := floats.Dot(c.Theta, grad)
-		e := math.Abs(lhs-L*phi) / scale
-		if e > worst || math.IsNaN(e) {
-			worst = e
-			detail = fmt.Sprintf("input %d output %d: ⟨θ,∇Φ⟩ = %.17g but L·Φ = %.17g (L = %g, ⟨θ,∇Φ⟩/Φ = %.10g)", c.First+n, k, lhs, L*phi, L, lhs/phi)
-		}
-	}); v != nil {
+	if v := pointGrads(&c, c.Theta, e.add); v != nil {
 		return *v
 	}
-	return theorems.Compare(worst, EulerBound, detail)
+	return e.verdict()
 }
 
 // MultiHomogeneity checks LL-B3m, ⟨w_i, ∇_{w_i}Φ⟩ = k_i·Φ for every
 // parameter block w_i, with the error of each block relative to ‖θ‖‖∇Φ‖ ≤
 // EulerBound.
 func MultiHomogeneity(c PointCase) theorems.Verdict {
-	if err := c.validate(); err != nil {
-		return theorems.Invalid(err)
+	m, bad := newMultiCheck(&c)
+	if bad != nil {
+		return *bad
 	}
-	blocks := c.Model.Blocks()
-	ks := c.BlockDegrees
-	if ks == nil {
-		d := c.Model.Degree()
-		if !d.Homogeneous {
-			return theorems.Assumption("(A2) multi-homogeneity: model %s is %s", c.Model, d)
-		}
-		ks = d.Blocks
-	}
-	if len(ks) != len(blocks) {
-		return theorems.Invalid(fmt.Errorf("theorems: %d block degrees declared for %d blocks", len(ks), len(blocks)))
-	}
-	rho := floats.Norm(c.Theta, 2)
-	worst, detail := 0.0, ""
-	if v := pointGrads(&c, c.Theta, func(n, k int, phi float64, grad []float64) {
-		scale := rho * floats.Norm(grad, 2)
-		if scale == 0 {
-			return
-		}
-		for i, b := range blocks {
-			w := c.Theta[b.Offset : b.Offset+b.Len]
-			lhs := floats.Dot(w, grad[b.Offset:b.Offset+b.Len])
-			e := math.Abs(lhs-ks[i]*phi) / scale
-			if e > worst || math.IsNaN(e) {
-				worst = e
-				detail = fmt.Sprintf("input %d output %d block %q: ⟨w,∇_wΦ⟩ = %.17g but k·Φ = %.17g (k = %g)", c.First+n, k, b.Name, lhs, ks[i]*phi, ks[i])
-			}
-		}
-	}); v != nil {
+	if v := pointGrads(&c, c.Theta, m.add); v != nil {
 		return *v
 	}
-	return theorems.Compare(worst, EulerBound, detail)
+	return m.verdict()
 }
