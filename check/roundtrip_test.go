@@ -420,6 +420,11 @@ func TestUnseparatedRun(t *testing.T) {
 	model, obj := logisticRun(t, "mlp:relu:2x4", data)
 	tr := gdTrajectory(t, model, obj, 1, 0.1, 200)
 	rep := exported(t, tr, model, data, "logistic")
+	// The premise says why its 200 pairs were not checked (none after a
+	// separation that never comes), not that there are none.
+	if rep.Premise.Status != theorems.Inconclusive || !strings.Contains(rep.Premise.Detail, "pairs of consecutive records are all before separation (no record is separated)") {
+		t.Errorf("premise %s", rep.Premise)
+	}
 	for _, r := range rep.Results {
 		want := theorems.AssumptionFailed
 		if r.ID == "LL-B3" || r.ID == "LL-B3m" || r.ID == "LL-B4" {

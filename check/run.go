@@ -454,8 +454,11 @@ func (r *recorded) pairsBeforeSeparation(detail string) string {
 			pairs++
 		}
 	}
-	if pairs == 0 || t0 < 0 {
+	if pairs == 0 {
 		return detail
+	}
+	if t0 < 0 {
+		return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (no record is separated) and the premise is checked after it: train until the loss is below ℓ(b_f) and record a pair (t, t+1) there", pairs)
 	}
 	return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (the first separated record is step %d) and the premise is checked after it: record a pair (t, t+1) after step %d", pairs, t0, t0)
 }
