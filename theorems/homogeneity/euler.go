@@ -35,8 +35,8 @@ func newEulerCheck(c *PointCase) (*eulerCheck, *theorems.Verdict) {
 	return &eulerCheck{c: c, L: L, rho: floats.Norm(c.Theta, 2)}, nil
 }
 
-func (e *eulerCheck) add(n, k int, phi float64, grad []float64) {
-	scale := e.rho * floats.Norm(grad, 2)
+func (e *eulerCheck) add(n, k int, phi, gnorm float64, grad []float64) {
+	scale := e.rho * gnorm
 	if scale == 0 {
 		return
 	}
@@ -84,8 +84,8 @@ func newMultiCheck(c *PointCase) (*multiCheck, *theorems.Verdict) {
 	return &multiCheck{c: c, blocks: blocks, ks: ks, rho: floats.Norm(c.Theta, 2)}, nil
 }
 
-func (m *multiCheck) add(n, k int, phi float64, grad []float64) {
-	scale := m.rho * floats.Norm(grad, 2)
+func (m *multiCheck) add(n, k int, phi, gnorm float64, grad []float64) {
+	scale := m.rho * gnorm
 	if scale == 0 {
 		return
 	}
@@ -114,9 +114,9 @@ func PointIdentities(c PointCase) (euler, multi theorems.Verdict) {
 	if badE != nil || badM != nil {
 		return EulerIdentity(c), MultiHomogeneity(c)
 	}
-	if v := pointGrads(&c, c.Theta, func(n, k int, phi float64, grad []float64) {
-		e.add(n, k, phi, grad)
-		m.add(n, k, phi, grad)
+	if v := pointGrads(&c, c.Theta, func(n, k int, phi, gnorm float64, grad []float64) {
+		e.add(n, k, phi, gnorm, grad)
+		m.add(n, k, phi, gnorm, grad)
 	}); v != nil {
 		return *v, *v
 	}
