@@ -15,6 +15,33 @@ import (
 // so that PointIdentities decides both from one pass (on LL's CNN the
 // gradients are the whole cost of both claims).
 
+// EulerIdentity checks LL-B3, ⟨θ, ∇Φ(θ; x)⟩ = L·Φ(θ; x) at every input and
+// output, with |⟨θ,∇Φ⟩ − LΦ| ≤ EulerBound·‖θ‖‖∇Φ‖.
+func EulerIdentity(c PointCase) theorems.Verdict {
+	e, bad := newEulerCheck(&c)
+	if bad != nil {
+		return *bad
+	}
+	if v := pointGrads(&c, c.Theta, e.add); v != nil {
+		return *v
+	}
+	return e.verdict()
+}
+
+// MultiHomogeneity checks LL-B3m, ⟨w_i, ∇_{w_i}Φ⟩ = k_i·Φ for every
+// parameter block w_i, with the error of each block relative to ‖θ‖‖∇Φ‖ ≤
+// EulerBound.
+func MultiHomogeneity(c PointCase) theorems.Verdict {
+	m, bad := newMultiCheck(&c)
+	if bad != nil {
+		return *bad
+	}
+	if v := pointGrads(&c, c.Theta, m.add); v != nil {
+		return *v
+	}
+	return m.verdict()
+}
+
 // eulerCheck accumulates LL-B3's worst relative error.
 type eulerCheck struct {
 	c      *PointCase
