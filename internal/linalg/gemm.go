@@ -277,9 +277,12 @@ func (j *job) grow(n int) []float64 {
 // tile, and (for kernels without masks) B columns and C entries right of the
 // last full tile.
 type scratch struct {
-	a [kc * 16]float64
-	b [kc * 16]float64
-	c [16 * 16]float64
+	a  [kc * 16]float64
+	b  [kc * 16]float64
+	c  [16 * 16]float64
+	pa []float64 // packed A (unitPacked)
+	pb []float64 // packed B (unitPacked)
+	pl []float64 // a partial tile's packed A (unitPacked)
 }
 
 // run computes the product, on several goroutines when it is large enough.
@@ -306,7 +309,11 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	// balanced sizes; and, when the rows give fewer than 8 units per
 	// goroutine, groups of column slivers too (so that, e.g., 9 row tiles
 	// split evenly over 2 goroutines).
-	rowUnits := (tiles + unitTiles - 1) / unitTiles
+	ut := unitTiles
+	if j.ks.unitTiles > 0 {
+		ut = j.ks.unitTiles
+	}
+	rowUnits := (tiles + ut - 1) / ut
 	j.unitRows = (tiles + rowUnits - 1) / rowUnits * mr
 	rowUnits = (m + j.unitRows - 1) / j.unitRows
 	j.colGroups = 1
@@ -356,6 +363,10 @@ func (j *job) unit(u int, s *scratch) {
 	i1 := min(j.m, i0+j.unitRows)
 	c0 := u % j.colGroups * j.unitCols
 	c1 := min(j.n, c0+j.unitCols)
+	if ks.packed != nil {
+		j.unitPacked(i0, i1, c0, c1, s)
+		return
+	}
 	// The last tile is partial when i1−i0 is not a multiple of mr. Kernels
 	// that read whole tiles of A shift it up over the previous rows (which
 	// they compute again and drop); when C has fewer than mr rows they read

@@ -31,6 +31,7 @@ func main() {
 	gemm1x56()
 	row256()
 	gemm6x8()
+	pack256()
 	dot512()
 	dot256()
 	elementwise()
@@ -310,14 +311,16 @@ func row256() {
 
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
 // (the caller pads B and C for narrower edges), tiles tiles each 6 rows
-// below the previous (rows = mr = 6 when tiles > 1). flags: 1 load C,
+// below the previous (rows = mr = 6 when tiles > 1), the next tile's A
+// astep values after the previous one's (6·rsa for A in place; a panel's
+// length when A is packed). flags: 1 load C,
 // 2 ReLU epilogue, 4 mask epilogue (acc·[M[i][j] > 0], M[i][j] at
 // m + i·ldm + j), applied as the rows are stored, with the bits of
 // reluGeneric and mulPosGeneric (GT_OQ is false for NaN, as Go's z > 0).
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-112
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int, astep int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -399,14 +402,15 @@ g6_tile:
 		p("\tVANDPD Y13, Y14, Y14")
 		p("\tVMULPD Y14, Y%d, Y%d", r, r)
 	})
-	// Next tile (tiles > 1 only with whole tiles, skip = 0): a, c and m
-	// move down 6 rows; the accumulators start again.
+	// Next tile (tiles > 1 only with whole tiles, skip = 0): a moves on by
+	// astep values (6·rsa, or a packed panel), c and m down 6 rows; the
+	// accumulators start again.
 	p("g6_next:")
 	p("\tDECQ tiles+104(FP)")
 	p("\tJEQ g6_ret")
-	p("\tMOVQ a+8(FP), R8")
-	p("\tADDQ R13, R8")
-	p("\tADDQ R13, R8")
+	p("\tMOVQ astep+112(FP), R8")
+	p("\tSHLQ $3, R8")
+	p("\tADDQ a+8(FP), R8")
 	p("\tMOVQ R8, a+8(FP)")
 	p("\tLEAQ (SI)(SI*2), BX")
 	p("\tMOVQ c+48(FP), DI")
@@ -1031,6 +1035,71 @@ up4_tail:
 	VMOVUPD.Z (SI), K7, Z1`)
 	unpoolBody("K7, ")
 	p(`up4_done:
+	VZEROUPPER
+	RET`)
+}
+
+// pack256 writes the AVX2 packing copies of unitPacked. packB8x256
+// copies k rows of slivers×8 values at stride ld (a block of B, read row
+// by row) into slivers k×8 slivers, sstride values apart; pack6x256 copies
+// k rows of 6 values at stride ld into k×6 (an A panel of a transposed A).
+// Copies: the bits of the values.
+func pack256() {
+	p(`
+// func packB8x256(dst, src *float64, ld, k, slivers, sstride int)
+TEXT ·packB8x256(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	MOVQ slivers+32(FP), R8
+	MOVQ sstride+40(FP), R9
+	SHLQ $3, R9
+	TESTQ CX, CX
+	JEQ pb8_done
+	TESTQ R8, R8
+	JEQ pb8_done
+pb8_row:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, BX
+pb8_col:
+	VMOVUPD (R10), Y0
+	VMOVUPD 32(R10), Y1
+	VMOVUPD Y0, (R11)
+	VMOVUPD Y1, 32(R11)
+	ADDQ $64, R10
+	ADDQ R9, R11
+	DECQ BX
+	JNZ pb8_col
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pb8_row
+pb8_done:
+	VZEROUPPER
+	RET
+
+// func pack6x256(dst, src *float64, ld, k int)
+TEXT ·pack6x256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	TESTQ CX, CX
+	JEQ pk6_done
+pk6_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), X1
+	VMOVUPD Y0, (DI)
+	VMOVUPD X1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ pk6_loop
+pk6_done:
 	VZEROUPPER
 	RET`)
 }

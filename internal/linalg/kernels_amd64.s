@@ -2583,8 +2583,8 @@ r2x12_store:
 	VZEROUPPER
 	RET
 
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-112
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int, astep int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -2929,9 +2929,9 @@ g6m_done:
 g6_next:
 	DECQ tiles+104(FP)
 	JEQ g6_ret
-	MOVQ a+8(FP), R8
-	ADDQ R13, R8
-	ADDQ R13, R8
+	MOVQ astep+112(FP), R8
+	SHLQ $3, R8
+	ADDQ a+8(FP), R8
 	MOVQ R8, a+8(FP)
 	LEAQ (SI)(SI*2), BX
 	MOVQ c+48(FP), DI
@@ -2949,6 +2949,63 @@ g6_next:
 	MOVQ AX, m+88(FP)
 	JMP g6_tile
 g6_ret:
+	VZEROUPPER
+	RET
+
+// func packB8x256(dst, src *float64, ld, k, slivers, sstride int)
+TEXT ·packB8x256(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	MOVQ slivers+32(FP), R8
+	MOVQ sstride+40(FP), R9
+	SHLQ $3, R9
+	TESTQ CX, CX
+	JEQ pb8_done
+	TESTQ R8, R8
+	JEQ pb8_done
+pb8_row:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, BX
+pb8_col:
+	VMOVUPD (R10), Y0
+	VMOVUPD 32(R10), Y1
+	VMOVUPD Y0, (R11)
+	VMOVUPD Y1, 32(R11)
+	ADDQ $64, R10
+	ADDQ R9, R11
+	DECQ BX
+	JNZ pb8_col
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pb8_row
+pb8_done:
+	VZEROUPPER
+	RET
+
+// func pack6x256(dst, src *float64, ld, k int)
+TEXT ·pack6x256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	TESTQ CX, CX
+	JEQ pk6_done
+pk6_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), X1
+	VMOVUPD Y0, (DI)
+	VMOVUPD X1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ pk6_loop
+pk6_done:
 	VZEROUPPER
 	RET
 

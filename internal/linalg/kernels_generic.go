@@ -24,6 +24,19 @@ type kernelSet struct {
 	// applies the epilogue e when fused; only rows skip ≤ i < rows of a
 	// tile are read from and written to C (and read from the mask).
 	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int)
+	// packed, when not nil, is tile on a packed B, which the driver then
+	// prepares (unitPacked): B's nr columns as k×nr (ldb = nr, zero
+	// columns past the last); A in place or packed as panels of mr rows,
+	// tile t's rows from a[t·astep:]; C has nr columns (the driver pads
+	// narrower edges), tiles and rows as for tile, skip = 0. copyRows
+	// copies rows rows of w = mr values at stride ld into rows×w (an A
+	// panel); packB copies k rows of slivers·nr values at stride ld into
+	// slivers k×nr slivers, sstride values apart (a block of B).
+	packed   func(k int, a []float64, rsa, csa, astep int, b, c []float64, ldc, rows int, load bool, e epilogue, tiles int)
+	copyRows func(dst, src []float64, ld, rows, w int)
+	packB    func(dst, src []float64, ld, k, slivers, sstride int)
+	// unitTiles bounds the row tiles of a unit of work (0: unitTiles).
+	unitTiles int
 	// wholeA reports that tile reads all mr rows of A whatever rows
 	// says, so that a short last tile must be shifted up or padded.
 	wholeA bool
