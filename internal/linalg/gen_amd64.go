@@ -36,6 +36,7 @@ func main() {
 	dot256()
 	elementwise()
 	pool4()
+	pool4x256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -898,6 +899,131 @@ m2_loop:
 	DECQ CX
 	JNZ m2_loop
 m2_done:
+	VZEROUPPER
+	RET`)
+}
+
+// goMaxY is goMax on Y registers (AVX2), with Y<sign> the sign bit.
+func goMaxY(x, y, out, t1, t2, t3, t4, sign int) {
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, x, t1)
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, y, t2)
+	p("\tVMINPD Y%d, Y%d, Y%d", t2, t1, t3)
+	p("\tVMINPD Y%d, Y%d, Y%d", t1, t3, t4)
+	p("\tVORPD Y%d, Y%d, Y%d", t3, t4, t4)
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, t4, out)
+}
+
+// pool4x256 writes max4x256, unpool4x256 and add256, the AVX2 versions of
+// max4Generic, unpool4Generic and addGeneric on the first n/4·4 values
+// (the caller does the rest). Constants are formed with VEX instructions
+// only (a legacy-SSE MOVQ into an X register costs a state transition).
+func pool4x256() {
+	// Y15 = sign bit, Y14 = 1.0, Y13 = 2.0, Y12 = 3.0 (1 + 2, exact).
+	consts := func() {
+		p("\tVPCMPEQQ Y15, Y15, Y15")
+		p("\tVPSRLQ $54, Y15, Y14")
+		p("\tVPSLLQ $52, Y14, Y14")
+		p("\tVPSRLQ $63, Y15, Y13")
+		p("\tVPSLLQ $62, Y13, Y13")
+		p("\tVADDPD Y14, Y13, Y12")
+		p("\tVPSLLQ $63, Y15, Y15")
+	}
+	p(`
+// func max4x256(y, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·max4x256(SB), NOSPLIT, $0-56
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ mx2_done`)
+	consts()
+	p(`mx2_loop:
+	VMOVUPD (R8), Y0
+	VMOVUPD (R9), Y1
+	VMOVUPD (R10), Y2
+	VMOVUPD (R11), Y3`)
+	goMaxY(0, 1, 4, 8, 9, 10, 11, 15)
+	goMaxY(2, 3, 5, 8, 9, 10, 11, 15)
+	goMaxY(4, 5, 6, 8, 9, 10, 11, 15)
+	// arg = a ≠ v ? (b ≠ v ? (c ≠ v ? 3 : 2) : 1) : 0 (NEQ_UQ: true for
+	// NaN, as Go's !=); the masks are all-ones lanes.
+	p("\tVCMPPD $4, Y6, Y0, Y7")
+	p("\tVCMPPD $4, Y6, Y1, Y8")
+	p("\tVCMPPD $4, Y6, Y2, Y9")
+	p("\tVBLENDVPD Y9, Y12, Y13, Y10")
+	p("\tVBLENDVPD Y8, Y10, Y14, Y10")
+	p("\tVANDPD Y7, Y10, Y10")
+	p(`	VMOVUPD Y6, (DI)
+	VMOVUPD Y10, (SI)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ mx2_loop
+mx2_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
+TEXT ·unpool4x256(SB), NOSPLIT, $0-56
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ up2_done`)
+	consts()
+	p("\tVXORPD Y11, Y11, Y11")
+	p(`up2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1`)
+	// q_k = arg = k ? g : +0 (EQ_OQ), k = 0…3 in Y11, Y14, Y13, Y12.
+	for q, kreg := range []int{11, 14, 13, 12} {
+		p("\tVCMPPD $0, Y%d, Y1, Y%d", kreg, 2+q)
+		p("\tVANDPD Y0, Y%d, Y%d", 2+q, 2+q)
+	}
+	p(`	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ up2_loop
+up2_done:
+	VZEROUPPER
+	RET
+
+// func add256(dst, x *float64, n int)
+TEXT ·add256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ a2_done
+a2_loop:
+	VMOVUPD (DI), Y0
+	VADDPD (SI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ a2_loop
+a2_done:
 	VZEROUPPER
 	RET`)
 }

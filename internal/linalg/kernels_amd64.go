@@ -120,8 +120,28 @@ var avx2Set = &kernelSet{
 	reluOnly: func(dst, z []float64) { reluOnly256(ptr(dst), ptr(z), len(z)) },
 	mul:      func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
 	vec:      4,
+	max4: func(y, arg, p0, p1, p2, p3 []float64) {
+		v := len(y) &^ 3
+		max4x256(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), v)
+		max4Generic(y[v:], arg[v:], p0[v:], p1[v:], p2[v:], p3[v:])
+	},
+	unpool4: func(q0, q1, q2, q3, g, arg []float64) {
+		v := len(g) &^ 3
+		unpool4x256(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), v)
+		unpool4Generic(q0[v:], q1[v:], q2[v:], q3[v:], g[v:], arg[v:])
+	},
 }
+
+//go:noescape
+func max4x256(y, arg, p0, p1, p2, p3 *float64, n int)
+
+//go:noescape
+func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
+
+//go:noescape
+func add256(dst, x *float64, n int)
 
 // laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
 var laneMasks = func() (m [8][8]int64) {

@@ -7,9 +7,9 @@ import (
 )
 
 // TestPool4 checks Max4 and Unpool4 of every set against their Go
-// definitions bit for bit (NaN payloads included: the AVX-512 kernel
-// reproduces Go's max as it compiles), at every length modulo the vector
-// width, on inputs where ties, ±0, ±Inf and NaNs of several payloads and
+// definitions bit for bit (NaN payloads included: the AVX-512 and AVX2
+// kernels reproduce Go's max as it compiles), at every length modulo the
+// vector width, on inputs where ties, ±0, ±Inf and NaNs of several payloads and
 // signs are common.
 func TestPool4(t *testing.T) {
 	special := []float64{0, math.Copysign(0, -1), 1, 2, -1, math.Inf(1), math.Inf(-1), math.NaN(), -math.NaN(),
