@@ -21,9 +21,10 @@ type Network struct {
 	degree  Degree
 	spec    string
 	kinked  bool
-	// fused[i]: layer i is a dense layer without bias followed by a ReLU
-	// layer; Forward computes both in one pass into the ReLU's output, which
-	// is also the dense layer's (the workspace shares the buffer).
+	// fused[i]: layer i is a dense layer without bias or a 2-D conv layer,
+	// followed by a ReLU layer; Forward computes both in one pass into the
+	// ReLU's output, which is also layer i's (the workspace shares the
+	// buffer).
 	fused []bool
 	// fusedBack[i]: layer i is a dense layer without bias whose input is a
 	// ReLU's output (layer i−1 ≥ 1); Backward computes both layers' input
@@ -82,7 +83,8 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 	}
 	net.out = prev
 	for i, l := range layers {
-		net.fused = append(net.fused, isDenseNoBias(l) && i+1 < len(layers) && isReLU(layers[i+1]))
+		_, conv := l.(*conv2d)
+		net.fused = append(net.fused, (isDenseNoBias(l) || conv) && i+1 < len(layers) && isReLU(layers[i+1]))
 		net.fusedBack = append(net.fusedBack, isDenseNoBias(l) && i > 1 && isReLU(layers[i-1]))
 	}
 	d := multiDegree{k: make([]float64, len(net.blocks))}
@@ -196,7 +198,11 @@ func (net *Network) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	for i := 0; i < len(net.layers); i++ {
 		l := net.layers[i]
 		if net.fused[i] {
-			l.(*dense).forwardReLU(net.params(theta, i), in, ws.outs[i], n)
+			if c, ok := l.(*conv2d); ok {
+				c.forwardReLU(net.params(theta, i), in, ws.outs[i], ws.scratch, n)
+			} else {
+				l.(*dense).forwardReLU(net.params(theta, i), in, ws.outs[i], n)
+			}
 			i++ // the ReLU is done; its output is ws.outs[i−1] = ws.outs[i]
 		} else {
 			l.forward(net.params(theta, i), in, ws.outs[i], ws.aux[i], ws.scratch, n)

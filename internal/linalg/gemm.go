@@ -142,6 +142,12 @@ func MulAB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64,
 	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate, epilogue{})
 }
 
+// MulABReLU sets C = relu(A·B) entrywise, the product in MulAB's order:
+// the values of MulAB followed by ReLU, in one pass over C.
+func MulABReLU(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, false, epilogue{kind: epiReLU})
+}
+
 // MulABMask sets C = (A·B) ⊙ [M > 0] entrywise, with M m×n (stride ldm):
 // the values of MulAB followed by Mul with the 0/1 indicator of M > 0 (the
 // backward pass of a ReLU whose output is M), in one pass over C.

@@ -202,8 +202,8 @@ func TestKernelsThreadsBitIdentical(t *testing.T) {
 	}
 }
 
-// TestFusedEpilogues checks MulABtReLU and MulABMask against MulABt then
-// ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
+// TestFusedEpilogues checks MulABtReLU, MulABReLU and MulABMask against
+// MulABt or MulAB then ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
 // shapes of TestKernelSetsBitIdentical (so also past one block of l, where
 // the epilogue must wait for the last block) and with products that are
 // exactly 0, −0 or infinite.
@@ -244,6 +244,11 @@ func TestFusedEpilogues(t *testing.T) {
 				ReLU(want, nil, want)
 				MulABtReLU(m, n, k, a.data, a.ld, bt.data, bt.ld, got, n)
 				requireSameBits(t, want, got, name+" MulABtReLU")
+
+				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
+				ReLU(want, nil, want)
+				MulABReLU(m, n, k, a.data, a.ld, b.data, b.ld, got, n)
+				requireSameBits(t, want, got, name+" MulABReLU")
 
 				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
 				ind := make([]float64, m*n)
