@@ -229,7 +229,8 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 // backward accumulates ∂W = gOutᵀ·col (Cout×window) block of samples by
 // block — the product's chains continue from one block into the next
 // (accumulate), so the sum over the batch is the same chain of the same
-// terms as one product's — and, for each block, ∂col = gOut·W (rows ×
+// terms as one product's — and the bias gradient likewise (the rows'
+// sums continue across blocks), and, for each block, ∂col = gOut·W (rows ×
 // window) and col2im, while ∂col is still in cache. Each block's im2col
 // rows are written again from in (the forward pass's input), the same
 // values the forward pass used.
@@ -243,6 +244,9 @@ func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
 		col := scratch[:rows*win]
 		l.im2col(in[s0*in0:], col, nb)
 		linalg.MulAtB(l.cout, win, rows, g, l.cout, col, win, gp[:l.nw()], win, s0 > 0)
+		if l.bias {
+			linalg.SumRows(gp[l.nw():], g, rows, s0 > 0)
+		}
 		if gIn == nil {
 			continue
 		}
@@ -250,24 +254,12 @@ func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
 		linalg.MulAB(rows, win, l.cout, g, l.cout, p[:l.nw()], win, gcol, win, false)
 		l.col2im(gcol, gIn[s0*in0:], nb)
 	}
-	if l.bias {
-		sumRows(gp[l.nw():], gOut[:n*per*l.cout])
-	}
 }
 
 // addBias adds b to every row of m (len(m) a multiple of len(b)).
 func addBias(m, b []float64) {
 	for r := 0; r < len(m); r += len(b) {
 		linalg.Add(m[r:r+len(b)], b)
-	}
-}
-
-// sumRows sets dst to the sum of the rows of m, each of len(dst), added
-// in row order.
-func sumRows(dst, m []float64) {
-	clear(dst)
-	for r := 0; r < len(m); r += len(dst) {
-		linalg.Add(dst, m[r:r+len(dst)])
 	}
 }
 

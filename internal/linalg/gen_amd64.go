@@ -37,6 +37,7 @@ func main() {
 	elementwise()
 	pool4()
 	pool4x256()
+	sumRows256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -1026,6 +1027,47 @@ a2_loop:
 a2_done:
 	VZEROUPPER
 	RET`)
+}
+
+// sumRows256 writes sumRows256x4 and sumRows256x1: dst[0…4q) = Σ_r
+// m[r·ld + j] over rows r = 0, 1, … in that order from +0 (from dst when
+// load ≠ 0), for q = 4 and 1 registers of columns (sumRowsGeneric's
+// order: one sum per column).
+func sumRows256() {
+	for _, q := range []int{4, 1} {
+		p("")
+		p("// func sumRows256x%d(dst, m *float64, ld, rows, load int)", q)
+		p("TEXT ·sumRows256x%d(SB), NOSPLIT, $0-40", q)
+		p("\tMOVQ dst+0(FP), DI")
+		p("\tMOVQ m+8(FP), SI")
+		p("\tMOVQ ld+16(FP), DX")
+		p("\tSHLQ $3, DX")
+		p("\tMOVQ rows+24(FP), CX")
+		for r := 0; r < q; r++ {
+			p("\tVXORPD Y%d, Y%d, Y%d", r, r, r)
+		}
+		p("\tCMPQ load+32(FP), $0")
+		p("\tJEQ sr%d_check", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD %d(DI), Y%d", 32*r, r)
+		}
+		p("sr%d_check:", q)
+		p("\tTESTQ CX, CX")
+		p("\tJEQ sr%d_store", q)
+		p("sr%d_loop:", q)
+		for r := 0; r < q; r++ {
+			p("\tVADDPD %d(SI), Y%d, Y%d", 32*r, r, r)
+		}
+		p("\tADDQ DX, SI")
+		p("\tDECQ CX")
+		p("\tJNZ sr%d_loop", q)
+		p("sr%d_store:", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD Y%d, %d(DI)", r, 32*r)
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
 }
 
 // goMax writes Z<out> = max(Z<x>, Z<y>) lane by lane exactly as Go's max

@@ -96,6 +96,7 @@ var avx512Set = &kernelSet{
 	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
 	add:      func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
+	sumRows:  sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
 	vec:      8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
@@ -121,6 +122,7 @@ var avx2Set = &kernelSet{
 	mul:      func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
 	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
+	sumRows:  sumRowsAVX2,
 	vec:      4,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		v := len(y) &^ 3
@@ -142,6 +144,25 @@ func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
 
 //go:noescape
 func add256(dst, x *float64, n int)
+
+//go:noescape
+func sumRows256x4(dst, m *float64, ld, rows, load int)
+
+//go:noescape
+func sumRows256x1(dst, m *float64, ld, rows, load int)
+
+// sumRowsAVX2 is kernelSet.sumRows: 16 columns at a time, then 4, then
+// the last cols mod 4 in Go.
+func sumRowsAVX2(dst, m []float64, rows, cols int, acc bool) {
+	j := 0
+	for ; j+16 <= cols; j += 16 {
+		sumRows256x4(&dst[j], &m[j], cols, rows, b2i(acc))
+	}
+	for ; j+4 <= cols; j += 4 {
+		sumRows256x1(&dst[j], &m[j], cols, rows, b2i(acc))
+	}
+	sumRowsGeneric(dst[j:cols], m[j:], rows, cols, acc)
+}
 
 // laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
 var laneMasks = func() (m [8][8]int64) {

@@ -3863,6 +3863,66 @@ a2_done:
 	VZEROUPPER
 	RET
 
+// func sumRows256x4(dst, m *float64, ld, rows, load int)
+TEXT ·sumRows256x4(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	CMPQ load+32(FP), $0
+	JEQ sr4_check
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+sr4_check:
+	TESTQ CX, CX
+	JEQ sr4_store
+sr4_loop:
+	VADDPD 0(SI), Y0, Y0
+	VADDPD 32(SI), Y1, Y1
+	VADDPD 64(SI), Y2, Y2
+	VADDPD 96(SI), Y3, Y3
+	ADDQ DX, SI
+	DECQ CX
+	JNZ sr4_loop
+sr4_store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET
+
+// func sumRows256x1(dst, m *float64, ld, rows, load int)
+TEXT ·sumRows256x1(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	VXORPD Y0, Y0, Y0
+	CMPQ load+32(FP), $0
+	JEQ sr1_check
+	VMOVUPD 0(DI), Y0
+sr1_check:
+	TESTQ CX, CX
+	JEQ sr1_store
+sr1_loop:
+	VADDPD 0(SI), Y0, Y0
+	ADDQ DX, SI
+	DECQ CX
+	JNZ sr1_loop
+sr1_store:
+	VMOVUPD Y0, 0(DI)
+	VZEROUPPER
+	RET
+
 // func fmaPeak512(n int)
 TEXT ·fmaPeak512(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX

@@ -35,6 +35,9 @@ type kernelSet struct {
 	packed   func(k int, a []float64, rsa, csa, astep int, b, c []float64, ldc, rows int, load bool, e epilogue, tiles int)
 	copyRows func(dst, src []float64, ld, rows, w int)
 	packB    func(dst, src []float64, ld, k, slivers, sstride int)
+	// sumRows, when not nil, is SumRows on rows ≥ 1, cols ≥ 1 (else
+	// sumRowsGeneric).
+	sumRows func(dst, m []float64, rows, cols int, acc bool)
 	// unitTiles bounds the row tiles of a unit of work (0: unitTiles).
 	unitTiles int
 	// wholeA reports that tile reads all mr rows of A whatever rows
