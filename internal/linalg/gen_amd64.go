@@ -1009,6 +1009,57 @@ up2_done:
 	VZEROUPPER
 	RET
 
+// func unpool4pos256(q0, q1, q2, q3, grad, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·unpool4pos256(SB), NOSPLIT, $0-88
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ p0+48(FP), AX
+	MOVQ p1+56(FP), BX
+	MOVQ p2+64(FP), DX
+	MOVQ p3+72(FP), R12
+	MOVQ n+80(FP), CX
+	SHRQ $2, CX
+	JEQ upp2_done`)
+	consts()
+	p("\tVXORPD Y11, Y11, Y11")
+	p(`upp2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1`)
+	// q_k = (arg = k ? g : +0)·[p_k > 0]: unpool4x256 then mulPos256's
+	// operations (GT_OQ, and with 1.0, the product).
+	for q, kreg := range []int{11, 14, 13, 12} {
+		preg := []string{"AX", "BX", "DX", "R12"}[q]
+		p("\tVCMPPD $0, Y%d, Y1, Y%d", kreg, 2+q)
+		p("\tVANDPD Y0, Y%d, Y%d", 2+q, 2+q)
+		p("\tVMOVUPD (%s), Y6", preg)
+		p("\tVCMPPD $0x1e, Y11, Y6, Y6")
+		p("\tVANDPD Y14, Y6, Y6")
+		p("\tVMULPD Y%d, Y6, Y%d", 2+q, 2+q)
+	}
+	p(`	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ $32, DX
+	ADDQ $32, R12
+	DECQ CX
+	JNZ upp2_loop
+upp2_done:
+	VZEROUPPER
+	RET
+
 // func add256(dst, x *float64, n int)
 TEXT ·add256(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI

@@ -91,13 +91,14 @@ var avx512Set = &kernelSet{
 		}
 		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
 	},
-	relu:     func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	reluOnly: func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
-	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
-	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
-	add:      func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
-	sumRows:  sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
-	vec:      8,
+	relu:        func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly:    func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
+	mul:         func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:      func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:         func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
+	sumRows:     sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
+	unpool4ReLU: unpool4ReLUAVX2,
+	vec:         8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
 	},
@@ -134,6 +135,18 @@ var avx2Set = &kernelSet{
 		unpool4x256(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), v)
 		unpool4Generic(q0[v:], q1[v:], q2[v:], q3[v:], g[v:], arg[v:])
 	},
+	unpool4ReLU: unpool4ReLUAVX2,
+}
+
+//go:noescape
+func unpool4pos256(q0, q1, q2, q3, grad, arg, p0, p1, p2, p3 *float64, n int)
+
+// unpool4ReLUAVX2 is kernelSet.unpool4ReLU: 4 values a step, the last
+// len mod 4 in Go.
+func unpool4ReLUAVX2(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64) {
+	v := len(g) &^ 3
+	unpool4pos256(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), v)
+	unpool4ReLUGeneric(q0[v:], q1[v:], q2[v:], q3[v:], g[v:], arg[v:], p0[v:], p1[v:], p2[v:], p3[v:])
 }
 
 //go:noescape

@@ -63,6 +63,8 @@ type kernelSet struct {
 	// slices (else max4Generic and unpool4Generic).
 	max4    func(y, arg, p0, p1, p2, p3 []float64)
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
+	// unpool4ReLU, when not nil, is Unpool4ReLU on the whole slices.
+	unpool4ReLU func(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64)
 	// vm names the assembly of Exp and Log (vmath.go), called directly
 	// (not through a func value, so that callers' stack buffers stay on
 	// the stack); 0: none.

@@ -380,7 +380,19 @@ var w5Shapes = []productShape{
 	{"MulABt", 100, 10, 1024}, {"MulAtB", 10, 1024, 100}, {"MulAB", 100, 1024, 10}, // dense 1024 → 10
 }
 
+// w5BlockShapes are W5's conv products as the step runs them, block of
+// samples by block (models.colBlockBytes: 3 samples of the first layer, 1
+// of the second), the forward product on Wᵀ packed once (MulAB).
+var w5BlockShapes = []productShape{
+	{"MulAB", 2352, 32, 25}, {"MulAtB", 32, 25, 2352}, // conv 5×5, 1 → 32
+	{"MulAB", 196, 64, 288}, {"MulAtB", 64, 288, 196}, {"MulAB", 196, 288, 64}, // conv 3×3, 32 → 64
+}
+
 func BenchmarkKernelSets(b *testing.B) { benchProducts(b, engineShapes, available) }
+
+// BenchmarkW5BlockProducts times W5's conv products per block with the
+// fastest kernel set (operands in cache, as in the step).
+func BenchmarkW5BlockProducts(b *testing.B) { benchProducts(b, w5BlockShapes, available[:1]) }
 
 // BenchmarkW5Products times each product of a W5 step with the fastest
 // kernel set.
