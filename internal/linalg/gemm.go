@@ -210,6 +210,11 @@ const (
 	// of A (192 rows × kc, 192 KiB) stays in L2 (1 MiB a core on Zen 4, 2
 	// MiB on Sapphire Rapids) while every column sliver passes.
 	unitTiles = 16
+	// packMin is the number of multiply-adds from which a set with a
+	// packed kernel packs: below it (W1's and W4's products, 6 k–256 k),
+	// the copies cost more than the strided reads they save (W4 17%
+	// slower packed on AVX2, W1 11%).
+	packMin = 1 << 20
 	// parallelFLOPs is the size below which a product runs on the calling
 	// goroutine alone: waking a worker costs a few µs, about what 2^20
 	// flops take on one core.
@@ -230,8 +235,9 @@ type job struct {
 	load            bool
 	epi             epilogue
 	unitRows, units int
-	unitCols        int // columns of a unit (a multiple of nr)
-	colGroups       int // units per group of rows
+	unitCols        int  // columns of a unit (a multiple of nr)
+	pack            bool // the units run on packed operands (unitPacked)
+	colGroups       int  // units per group of rows
 	next            counter
 	crew            crew
 	own             scratch   // the caller's scratch
@@ -302,6 +308,7 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	j.b, j.ldb = b, ldb
 	j.c, j.ldc = c, ldc
 	j.load = load
+	j.pack = j.ks.packed != nil && float64(m)*float64(n)*float64(k) >= packMin
 	mr := j.ks.mr
 	tiles := (m + mr - 1) / mr
 	slivers := (n + j.ks.nr - 1) / j.ks.nr
@@ -369,7 +376,7 @@ func (j *job) unit(u int, s *scratch) {
 	i1 := min(j.m, i0+j.unitRows)
 	c0 := u % j.colGroups * j.unitCols
 	c1 := min(j.n, c0+j.unitCols)
-	if ks.packed != nil {
+	if j.pack {
 		j.unitPacked(i0, i1, c0, c1, s)
 		return
 	}

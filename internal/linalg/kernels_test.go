@@ -78,8 +78,10 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// AVX2's row kernels (rowCols 48, 4 columns a register, the
 		// last cols mod 4 in Go).
 		{1, 48, 5}, {1, 47, 6}, {1, 4, 3}, {1, 3, 2}, {1, 96, 130},
-		// AVX2's packed operands (unitPacked): two units of rows (33
-		// tiles), two blocks of l (packKC 256), two chunks of packed
+		// AVX2's packed operands (unitPacked, from packMin = 2^20
+		// multiply-adds; the shapes above but {37, 129, 300} and the
+		// threads' are below it, on the strided path): two units of rows
+		// (33 tiles), two blocks of l (packKC 256), two chunks of packed
 		// columns (packCols 256) the last with a narrow sliver, the last
 		// tile partial.
 		{199, 263, 259},
