@@ -103,6 +103,14 @@ func (l *conv2d) im2col(in, col []float64, n int) {
 			for ow := 0; ow < l.wo; ow++ {
 				c0, blo, bhi := l.span(ow, l.w, l.pl)
 				row := col[((i*l.ho+oh)*l.wo+ow)*win:][:win]
+				if alo == 0 && ahi == l.k && blo == 0 && bhi == l.k {
+					// Inside the image: k runs of K·Cin inputs.
+					s, ld := (r0*l.w+c0)*l.cin, l.w*l.cin
+					for a := 0; a < l.k; a++ {
+						copyRun(row[a*kc:(a+1)*kc], x[s+a*ld:s+a*ld+kc])
+					}
+					continue
+				}
 				for a := 0; a < l.k; a++ {
 					dst := row[a*kc : (a+1)*kc]
 					if a < alo || a >= ahi || blo >= bhi {
