@@ -7,9 +7,10 @@ import (
 var sink float64
 
 // BenchmarkStep times one engine GD step (loss, gradient, update) of each
-// workload; it must report 0 allocs/op.
+// workload, W5 included (`-bench Step/W5 -cpuprofile` profiles LL's CNN
+// step as bench runs it); it must report 0 allocs/op.
 func BenchmarkStep(b *testing.B) {
-	for _, w := range Workloads {
+	for _, w := range append(Workloads[:len(Workloads):len(Workloads)], W5) {
 		b.Run(w.Name, func(b *testing.B) {
 			p, err := w.Generate(1)
 			if err != nil {

@@ -26,9 +26,8 @@ type claim struct {
 
 // claims are the catalog entries check runs, in catalog order.
 var claims = []claim{
-	{theorems.LL_B3, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
-		v := homogeneity.EulerIdentity(c)
+	{theorems.LL_B3, always, perPoint(func(r *recorded, i int) theorems.Verdict {
+		v, _, c := r.pointVerdicts(i)
 		if v.Status == theorems.AssumptionFailed && r.biasFreeL > 0 {
 			// How far from homogeneous the run went: the identity measured
 			// with the L of the same network without its biases.
@@ -37,11 +36,11 @@ var claims = []claim{
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's L = %g: %s", r.biasFreeL, m)
 		}
+		r.blockNote(c, &v)
 		return v
 	})},
-	{theorems.LL_B3m, always, perRecord(func(r *recorded, i int) theorems.Verdict {
-		c := homogeneity.PointCase{Model: r.obj.Model, Theta: r.t.Theta[i], X: r.obj.Data.X, N: r.obj.Data.N}
-		v := homogeneity.MultiHomogeneity(c)
+	{theorems.LL_B3m, always, perPoint(func(r *recorded, i int) theorems.Verdict {
+		_, v, c := r.pointVerdicts(i)
 		if v.Status == theorems.AssumptionFailed && len(r.biasFreeBlocks) == len(r.obj.Model.Blocks()) {
 			// As LL-B3: each block (a layer's weight with its bias)
 			// measured with the degree of the same block without its bias.
@@ -50,6 +49,7 @@ var claims = []claim{
 			v.Statistic, v.Bound = m.Statistic, m.Bound
 			v.Detail += fmt.Sprintf("; measured with the bias-free network's block degrees %v: %s", r.biasFreeBlocks, m)
 		}
+		r.blockNote(c, &v)
 		return v
 	})},
 	{theorems.LL_B4, binaryLoss, perRecord(func(r *recorded, i int) theorems.Verdict {
@@ -94,14 +94,14 @@ var claims = []claim{
 		return r.gradientClaim(func(tr *train.Trajectory) theorems.Verdict { return r.monotone(tr) })
 	})},
 	{theorems.LL_4_4, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.KKTConvergence(r.obj, tr, 0) }))
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return r.tailOf(tr).KKTConvergence() }))
 	})},
 	{theorems.LL_C8, binaryLoss, separatedRecords(func(r *recorded, i int) theorems.Verdict {
 		r.weightsAt(i)
 		return kkt.LemmaC8(r.obj, r.t.Theta[i], 0)
 	})},
 	{theorems.LL_A9, binaryLoss, whole(func(r *recorded) theorems.Verdict {
-		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return kkt.BetaConvergence(r.obj, tr, 0) }))
+		return r.gradientClaim(thinned(func(tr *train.Trajectory) theorems.Verdict { return r.tailOf(tr).BetaConvergence() }))
 	})},
 	// LL Cor C.10 on the windows of consecutive records, as the property
 	// tests run it on the engine's GD (properties, LL-C10): no slack for
@@ -199,12 +199,23 @@ func (r *recorded) caseName(i int) string {
 
 // perRecord checks a pointwise claim at every record.
 func perRecord(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
+	return everyRecord(eachRecord[theorems.Verdict], check)
+}
+
+// perPoint is perRecord for a check that never touches the objective
+// (eachPoint).
+func perPoint(check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
+	return everyRecord(eachPoint[theorems.Verdict], check)
+}
+
+// everyRecord checks a pointwise claim at every record through each.
+func everyRecord(each func(*recorded, []int, func(*recorded, int) theorems.Verdict) []theorems.Verdict, check func(r *recorded, i int) theorems.Verdict) func(*recorded, *theorems.Summary) {
 	return func(r *recorded, s *theorems.Summary) {
 		idx := make([]int, len(r.t.Theta))
 		for i := range idx {
 			idx[i] = i
 		}
-		for k, v := range r.forRecords(idx, check) {
+		for k, v := range each(r, idx, check) {
 			s.Add(v, r.caseName(idx[k]))
 		}
 	}

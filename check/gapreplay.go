@@ -22,15 +22,16 @@ import (
 // where tol_s is the step identity's rounding bound at replay step s
 // (kkt.StepIdentityUlps: what two float64 implementations of the same
 // step may differ by) and G ≥ 1 is how much the gap's map amplifies a
-// rounding-size difference: measured by replaying a second time from θ
-// moved by δ = tol_0 along (1, …, 1)/√P, G = ‖Δ_k‖/‖δ‖ (the linearized
-// propagation of a difference made at the first step, the one amplified
-// longest). A gap whose bound is not below ‖θ(t+k) − θ(t)‖ cannot tell the
+// rounding-size difference: the largest singular value of its
+// linearization (the propagation of a difference made at the first step,
+// the one amplified longest, in the direction amplified most), by power
+// iteration (amplification.go). A gap whose bound is not below ‖θ(t+k) − θ(t)‖ cannot tell the
 // run's step from another (chaotic gaps, or a ReLU kink that a rounding-size
 // change flips: the two replays then part by a whole unit's contribution)
 // and is not counted: undecided. A momentum, Adam, weight-decay or
-// mini-batch run misses by a fraction of the move itself. Cost: two
-// gradient evaluations per recorded step, O(steps × samples × parameters).
+// mini-batch run misses by a fraction of the move itself. Cost: one
+// gradient evaluation per replayed step and 2 per step and power iteration
+// (2 to 8 iterations, amplification.go), O(steps × samples × parameters).
 
 // gapCheck is the result of replaying the gaps.
 type gapCheck struct {
@@ -105,10 +106,6 @@ func undecidedNote(n int) string {
 func (r *recorded) replayGap(i int) (ratio, grow float64, decided bool, err error) {
 	const u = 0x1p-53
 	a, b := r.tr.Records[i], r.tr.Records[i+1]
-	k := b.Step - a.Step
-	P := len(a.Theta)
-	x := append([]float64(nil), a.Theta...)
-	y := append([]float64(nil), a.Theta...)
 	logEta := b.LogEta
 	step := func(th []float64) (tol float64, err error) {
 		ev, err := r.obj.Evaluate(th, true)
@@ -122,27 +119,21 @@ func (r *recorded) replayGap(i int) (ratio, grow float64, decided bool, err erro
 		tol = kkt.StepIdentityUlps * u * (n0 + floats.Norm(th, 2) + (4+math.Abs(logEta)+2*math.Abs(ev.LogObjective))*g)
 		return tol, nil
 	}
-	var sum, delta float64
-	for s := 0; s < k; s++ {
-		tol, err := step(x)
-		if err != nil {
-			return 0, 0, false, err
-		}
-		if s == 0 {
-			// y starts δ = tol_0 away along (1, …, 1)/√P.
-			delta = tol
-			floats.AddConst(delta/math.Sqrt(float64(P)), y)
-		}
-		sum += tol
-		if _, err := step(y); err != nil {
-			return 0, 0, false, err
-		}
+	path, err := newGapPath(step, a.Theta, b.Step-a.Step, gapPathFloats)
+	if err != nil {
+		return 0, 0, false, err
 	}
-	d := make([]float64, P)
-	floats.SubTo(d, y, x)
-	grow = math.Max(1, floats.Norm(d, 2)/delta)
-	bound := grow * sum
-	floats.SubTo(d, x, b.Theta)
+	sigma, _, err := path.amplification()
+	if err != nil {
+		return 0, 0, false, err
+	}
+	grow = math.Max(1, sigma)
+	if math.IsNaN(sigma) {
+		grow = sigma
+	}
+	bound := grow * path.tols
+	d := make([]float64, len(a.Theta))
+	floats.SubTo(d, path.end(), b.Theta)
 	e := floats.Norm(d, 2)
 	floats.SubTo(d, b.Theta, a.Theta)
 	move := floats.Norm(d, 2)

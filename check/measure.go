@@ -20,7 +20,7 @@ type Row struct {
 	// (NaN before separation or for a model that is not homogeneous).
 	LogLoss, Rho, Gamma, GammaBar float64
 	// OneMinusBeta is 1 − cos∠(θ, −∇𝓛); Eps is ε/‖θ̃‖ and Delta δ of the
-	// Lemma C.8 / SVM multipliers (kkt.MeasureKKTWindow); NaN where
+	// Lemma C.8 / SVM multipliers (kkt.MeasureKKTWindowSVM); NaN where
 	// not defined (before separation, a model that is not homogeneous).
 	OneMinusBeta, Eps, Delta float64
 	// StepResidual is ‖θ(t+1) − θ(t) + η∇𝓛(θ(t))‖/‖η∇𝓛(θ(t))‖ for a record
@@ -55,7 +55,7 @@ func (r *recorded) row(i int) Row {
 	}
 	r.weightsAt(i)
 	if !math.IsNaN(r.tr.Degree) && rec.Separated && !r.weightsVary {
-		if k, err := kkt.MeasureKKT(r.obj, rec.Theta, 0); err == nil {
+		if k, err := kkt.MeasureKKTWindowSVM(r.obj, [][]float64{rec.Theta}, 0); err == nil {
 			row.OneMinusBeta, row.Eps, row.Delta = 1-k.Beta, k.Epsilon/k.ThetaTildeNorm, k.Delta
 		}
 	}

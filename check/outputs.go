@@ -21,6 +21,9 @@ import (
 // outputs at O(1) relative.
 const MappingTolerance = 1e-12
 
+// outputsBlock is how many samples CompareOutputs runs at a time.
+const outputsBlock = 64
+
 // CompareOutputs runs the model at the last record's θ on the file's X and
 // returns the relative difference from the recorded outputs, or an error
 // when they differ by more than MappingTolerance (or have another shape).
@@ -34,11 +37,21 @@ func CompareOutputs(t *Trajectory, model models.Model) (float64, error) {
 	if len(t.Outputs) != t.N*model.Out() {
 		return 0, fmt.Errorf("outputs has %d values, the model %s gives %d for %d samples", len(t.Outputs), model, t.N*model.Out(), t.N)
 	}
-	got := model.Forward(model.NewWorkspace(t.N), t.Theta[len(t.Theta)-1], t.X, t.N)
+	// In blocks of outputsBlock samples: a workspace for all N is as large
+	// as the objective's (1.5 GB for LL's CNN on 1 000 images: measured 0.7
+	// GB more peak memory for check on it), and the outputs of a sample do
+	// not depend on the others.
+	b := min(t.N, outputsBlock)
+	ws := model.NewWorkspace(b)
+	th := t.Theta[len(t.Theta)-1]
 	var diff, size float64
-	for i, want := range t.Outputs {
-		diff = math.Max(diff, math.Abs(got[i]-want))
-		size = math.Max(size, math.Abs(want))
+	for lo := 0; lo < t.N; lo += b {
+		n := min(b, t.N-lo)
+		got := model.Forward(ws, th, t.X[lo*t.D:(lo+n)*t.D], n)
+		for i, want := range t.Outputs[lo*model.Out() : (lo+n)*model.Out()] {
+			diff = math.Max(diff, math.Abs(got[i]-want))
+			size = math.Max(size, math.Abs(want))
+		}
 	}
 	rel := diff / size
 	if size == 0 {

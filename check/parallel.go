@@ -43,6 +43,27 @@ func eachRecord[T any](r *recorded, idx []int, f func(r *recorded, i int) T) []T
 		}
 		ws = append(ws, w)
 	}
+	return runOn(r, ws, out, idx, f)
+}
+
+// eachPoint is eachRecord for checks that read the model, the data and θ
+// but never the objective (LL-B3, LL-B3m: each homogeneity check takes a
+// models.Grader with a one-sample workspace of its own): GOMAXPROCS
+// goroutines share r whatever the run's size, no full-batch workspace
+// being copied (a CNN on 1 000 images gets both cores).
+func eachPoint[T any](r *recorded, idx []int, f func(r *recorded, i int) T) []T {
+	out := make([]T, len(idx))
+	r.progress.records(len(idx))
+	ws := make([]*recorded, min(runtime.GOMAXPROCS(0), len(idx)))
+	for i := range ws {
+		ws[i] = r
+	}
+	return runOn(r, ws, out, idx, f)
+}
+
+// runOn computes out[k] = f(w, idx[k]) on one goroutine per worker w, the
+// records taken in turn; in order on r when there is at most one worker.
+func runOn[T any](r *recorded, ws []*recorded, out []T, idx []int, f func(r *recorded, i int) T) []T {
 	if len(ws) <= 1 {
 		for k, i := range idx {
 			out[k] = f(r, i)

@@ -186,6 +186,10 @@ type recorded struct {
 	// fixedWeights = weights/w_min (rescaledWeights).
 	weightScale float64
 	progress    *progress
+	// tail is LL-4.4's and LL-A9's measured windows (tail.go).
+	tail *tailShare
+	// points are LL-B3's and LL-B3m's verdicts per record (pointinputs.go).
+	points *pointShare
 }
 
 // newRecorded re-measures every record with the engine: log 𝓛, ρ, q_min,
@@ -193,7 +197,7 @@ type recorded struct {
 // reduction, since ∇(𝓛/n) = ∇𝓛/n). T = Σ η accumulates lr[i]·(step[i+1] −
 // step[i]): the step size recorded at a record holds until the next one.
 func newRecorded(t *Trajectory, obj *train.Objective, opts Options) (*recorded, error) {
-	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}}
+	r := &recorded{t: t, obj: obj, opts: opts, progress: &progress{w: opts.Progress}, tail: &tailShare{}, points: newPointShare(len(t.Theta))}
 	if t.Weights != nil {
 		for _, w := range t.Weights[1:] {
 			for j := range w {
@@ -450,8 +454,11 @@ func (r *recorded) pairsBeforeSeparation(detail string) string {
 			pairs++
 		}
 	}
-	if pairs == 0 || t0 < 0 {
+	if pairs == 0 {
 		return detail
+	}
+	if t0 < 0 {
+		return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (no record is separated) and the premise is checked after it: train until the loss is below ℓ(b_f) and record a pair (t, t+1) there", pairs)
 	}
 	return fmt.Sprintf("the run's %d pairs of consecutive records are all before separation (the first separated record is step %d) and the premise is checked after it: record a pair (t, t+1) after step %d", pairs, t0, t0)
 }

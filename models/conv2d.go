@@ -21,8 +21,10 @@ import (
 //
 // im2col writes, for each output position, the K·K·Cin window as one row
 // (row a of the window is a contiguous run of K·Cin inputs in channels-last
-// layout), so one matrix product does the whole batch, as in conv1d; aux
-// keeps the im2col matrix for the backward pass.
+// layout), so one matrix product does a block of samples. The layer keeps
+// no aux: the backward pass writes each block's im2col rows again from the
+// input, in cache, instead of reading back the whole batch's (45 MB for
+// W5's second layer) from memory.
 type conv2d struct {
 	h, w, cin       int
 	cout, k, stride int
@@ -71,11 +73,15 @@ func (l *conv2d) numParams() int {
 	return l.nw()
 }
 
-func (l *conv2d) auxSize() int { return l.ho * l.wo * l.window() }
+func (l *conv2d) auxSize() int { return 0 }
 
-// scratchSize holds a sample's ∂col in the backward pass and Wᵀ in the
-// forward pass (n ≥ 1 samples' worth).
-func (l *conv2d) scratchSize() int { return max(l.ho*l.wo, l.cout) * l.window() }
+// colSize is the length of a sample's im2col rows.
+func (l *conv2d) colSize() int { return l.ho * l.wo * l.window() }
+
+// scratchSize holds, for n ≥ 1 samples' worth, Wᵀ and a block of im2col
+// rows in the forward pass, a block of im2col rows and its ∂col in the
+// backward pass.
+func (l *conv2d) scratchSize() int { return 2 * max(l.ho*l.wo, l.cout) * l.window() }
 
 // span returns, for output coordinate o along an axis of n inputs with
 // padding p, the first input coordinate of the window and the range
@@ -97,6 +103,14 @@ func (l *conv2d) im2col(in, col []float64, n int) {
 			for ow := 0; ow < l.wo; ow++ {
 				c0, blo, bhi := l.span(ow, l.w, l.pl)
 				row := col[((i*l.ho+oh)*l.wo+ow)*win:][:win]
+				if alo == 0 && ahi == l.k && blo == 0 && bhi == l.k {
+					// Inside the image: k runs of K·Cin inputs.
+					s, ld := (r0*l.w+c0)*l.cin, l.w*l.cin
+					for a := 0; a < l.k; a++ {
+						copyRun(row[a*kc:(a+1)*kc], x[s+a*ld:s+a*ld+kc])
+					}
+					continue
+				}
 				for a := 0; a < l.k; a++ {
 					dst := row[a*kc : (a+1)*kc]
 					if a < alo || a >= ahi || blo >= bhi {
@@ -165,7 +179,7 @@ const colBlockBytes = 512 << 10
 
 // blockSamples is how many samples the layer processes at a time.
 func (l *conv2d) blockSamples() int {
-	return max(1, l.blockBytes/(8*l.auxSize()))
+	return max(1, l.blockBytes/(8*l.colSize()))
 }
 
 // forward runs im2col and out = col·Wᵀ block of samples by block: every
@@ -176,7 +190,18 @@ func (l *conv2d) blockSamples() int {
 // product is col·(Wᵀ) by MulAB, the chains MulABt would compute after
 // packing it again for every block; with one filter (Cout = 1) MulABt is
 // a matrix times a vector, in its own lane order, and runs as such.
-func (l *conv2d) forward(p, in, out, aux, scratch []float64, n int) {
+func (l *conv2d) forward(p, in, out, _, scratch []float64, n int) {
+	l.forwardAct(p, in, out, scratch, n, false)
+}
+
+// forwardReLU is forward followed by a ReLU layer's forward pass, in place
+// on out: on each block while it is in cache (in the product's epilogue
+// when there is no bias), the values of forward then ReLU.
+func (l *conv2d) forwardReLU(p, in, out, scratch []float64, n int) {
+	l.forwardAct(p, in, out, scratch, n, true)
+}
+
+func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	w := p[:l.nw()]
 	var wt []float64
@@ -184,19 +209,27 @@ func (l *conv2d) forward(p, in, out, aux, scratch []float64, n int) {
 		wt = scratch[:l.nw()]
 		linalg.Transpose(wt, l.cout, w, win, l.cout, win)
 	}
+	cols := scratch[l.nw():]
 	for s0, bs := 0, l.blockSamples(); s0 < n; s0 += bs {
 		nb := min(bs, n-s0)
 		rows := nb * per
-		col := aux[s0*per*win : (s0*per+rows)*win]
+		col := cols[:rows*win]
 		y := out[s0*per*l.cout : (s0*per+rows)*l.cout]
 		l.im2col(in[s0*in0:], col, nb)
-		if wt == nil {
+		switch {
+		case wt == nil:
 			linalg.MulABt(rows, l.cout, win, col, win, w, win, y, l.cout, false)
-		} else {
+		case relu && !l.bias:
+			linalg.MulABReLU(rows, l.cout, win, col, win, wt, l.cout, y, l.cout)
+			continue
+		default:
 			linalg.MulAB(rows, l.cout, win, col, win, wt, l.cout, y, l.cout, false)
 		}
 		if l.bias {
 			addBias(y, p[l.nw():])
+		}
+		if relu {
+			linalg.ReLU(y, nil, y)
 		}
 	}
 }
@@ -204,25 +237,30 @@ func (l *conv2d) forward(p, in, out, aux, scratch []float64, n int) {
 // backward accumulates ∂W = gOutᵀ·col (Cout×window) block of samples by
 // block — the product's chains continue from one block into the next
 // (accumulate), so the sum over the batch is the same chain of the same
-// terms as one product's — and, for each block, ∂col = gOut·W (rows ×
-// window) and col2im, while ∂col is still in cache.
-func (l *conv2d) backward(p, _, gOut, gIn, gp, aux, scratch []float64, n int) {
+// terms as one product's — and the bias gradient likewise (the rows'
+// sums continue across blocks), and, for each block, ∂col = gOut·W (rows ×
+// window) and col2im, while ∂col is still in cache. Each block's im2col
+// rows are written again from in (the forward pass's input), the same
+// values the forward pass used.
+func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
-	for s0, bs := 0, l.blockSamples(); s0 < n; s0 += bs {
+	bs := l.blockSamples()
+	for s0 := 0; s0 < n; s0 += bs {
 		nb := min(bs, n-s0)
 		rows := nb * per
 		g := gOut[s0*per*l.cout : (s0*per+rows)*l.cout]
-		col := aux[s0*per*win : (s0*per+rows)*win]
+		col := scratch[:rows*win]
+		l.im2col(in[s0*in0:], col, nb)
 		linalg.MulAtB(l.cout, win, rows, g, l.cout, col, win, gp[:l.nw()], win, s0 > 0)
+		if l.bias {
+			linalg.SumRows(gp[l.nw():], g, rows, s0 > 0)
+		}
 		if gIn == nil {
 			continue
 		}
-		gcol := scratch[:rows*win]
+		gcol := scratch[rows*win : 2*rows*win]
 		linalg.MulAB(rows, win, l.cout, g, l.cout, p[:l.nw()], win, gcol, win, false)
 		l.col2im(gcol, gIn[s0*in0:], nb)
-	}
-	if l.bias {
-		sumRows(gp[l.nw():], gOut[:n*per*l.cout])
 	}
 }
 
@@ -230,15 +268,6 @@ func (l *conv2d) backward(p, _, gOut, gIn, gp, aux, scratch []float64, n int) {
 func addBias(m, b []float64) {
 	for r := 0; r < len(m); r += len(b) {
 		linalg.Add(m[r:r+len(b)], b)
-	}
-}
-
-// sumRows sets dst to the sum of the rows of m, each of len(dst), added
-// in row order.
-func sumRows(dst, m []float64) {
-	clear(dst)
-	for r := 0; r < len(m); r += len(dst) {
-		linalg.Add(dst, m[r:r+len(dst)])
 	}
 }
 

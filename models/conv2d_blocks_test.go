@@ -7,9 +7,9 @@ import (
 )
 
 // TestConv2DBlocksBitIdentical: running the conv layers one sample at a
-// time (blocks of 1) gives the outputs, the im2col matrices, the parameter
-// gradient and the input gradient of one block over the whole batch, bit
-// for bit (the weight gradient's chains continue across blocks); with
+// time (blocks of 1) gives the outputs, the pooling's argmax, the
+// parameter gradient and the input gradient of one block over the whole
+// batch, bit for bit (the weight gradient's chains continue across blocks); with
 // several filters (the forward product on Wᵀ packed once) and with one
 // (a matrix times a vector).
 func TestConv2DBlocksBitIdentical(t *testing.T) {
@@ -62,7 +62,7 @@ func testConv2DBlocks(t *testing.T, spec string) {
 	for _, c := range []struct {
 		name      string
 		one, many []float64
-	}{{"output", y1, yn}, {"∂θ", g1, gn}, {"im2col and argmax", a1, an}} {
+	}{{"output", y1, yn}, {"∂θ", g1, gn}, {"argmax", a1, an}} {
 		for i := range c.one {
 			if math.Float64bits(c.one[i]) != math.Float64bits(c.many[i]) {
 				t.Fatalf("%s[%d]: %v in blocks of one sample, %v in one block", c.name, i, c.one[i], c.many[i])

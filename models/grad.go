@@ -25,6 +25,22 @@ func (g *Grader) Grad(theta, x []float64, k int, dst []float64) float64 {
 	return phi
 }
 
+// Grads calls fn with Φ_k(θ; x) and ∇_θ Φ_k(θ; x) for every output k, in
+// order, from one forward pass (Backward reads the forward's buffers and
+// writes only its own, so K backward passes follow one forward: the same
+// bits as K calls of Grad, TestGraderGradsSameBits). grad is dst, valid
+// until fn returns.
+func (g *Grader) Grads(theta, x, dst []float64, fn func(k int, phi float64, grad []float64)) {
+	out := g.m.Forward(g.ws, theta, x, 1)
+	phis := append([]float64(nil), out...)
+	for k, phi := range phis {
+		clear(g.gOut)
+		g.gOut[k] = 1
+		g.m.Backward(g.ws, theta, g.gOut, dst)
+		fn(k, phi, dst)
+	}
+}
+
 // Value returns Φ_k(θ; x).
 func (g *Grader) Value(theta, x []float64, k int) float64 {
 	return g.m.Forward(g.ws, theta, x, 1)[k]

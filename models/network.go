@@ -21,12 +21,14 @@ type Network struct {
 	degree  Degree
 	spec    string
 	kinked  bool
-	// fused[i]: layer i is a dense layer without bias followed by a ReLU
-	// layer; Forward computes both in one pass into the ReLU's output, which
-	// is also the dense layer's (the workspace shares the buffer).
+	// fused[i]: layer i is a dense layer without bias or a 2-D conv layer,
+	// followed by a ReLU layer; Forward computes both in one pass into the
+	// ReLU's output, which is also layer i's (the workspace shares the
+	// buffer).
 	fused []bool
-	// fusedBack[i]: layer i is a dense layer without bias whose input is a
-	// ReLU's output (layer i−1 ≥ 1); Backward computes both layers' input
+	// fusedBack[i]: layer i is a dense layer without bias or a 2×2 max
+	// pooling of even sides (pool2d.fusesReLU) whose input is a ReLU's
+	// output (layer i−1 ≥ 1); Backward computes both layers' input
 	// gradients in one pass.
 	fusedBack []bool
 }
@@ -82,8 +84,10 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 	}
 	net.out = prev
 	for i, l := range layers {
-		net.fused = append(net.fused, isDenseNoBias(l) && i+1 < len(layers) && isReLU(layers[i+1]))
-		net.fusedBack = append(net.fusedBack, isDenseNoBias(l) && i > 1 && isReLU(layers[i-1]))
+		_, conv := l.(*conv2d)
+		net.fused = append(net.fused, (isDenseNoBias(l) || conv) && i+1 < len(layers) && isReLU(layers[i+1]))
+		p, pool := l.(*pool2d)
+		net.fusedBack = append(net.fusedBack, (isDenseNoBias(l) || pool && p.fusesReLU()) && i > 1 && isReLU(layers[i-1]))
 	}
 	d := multiDegree{k: make([]float64, len(net.blocks))}
 	for i, l := range layers {
@@ -196,7 +200,11 @@ func (net *Network) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	for i := 0; i < len(net.layers); i++ {
 		l := net.layers[i]
 		if net.fused[i] {
-			l.(*dense).forwardReLU(net.params(theta, i), in, ws.outs[i], n)
+			if c, ok := l.(*conv2d); ok {
+				c.forwardReLU(net.params(theta, i), in, ws.outs[i], ws.scratch, n)
+			} else {
+				l.(*dense).forwardReLU(net.params(theta, i), in, ws.outs[i], n)
+			}
 			i++ // the ReLU is done; its output is ws.outs[i−1] = ws.outs[i]
 		} else {
 			l.forward(net.params(theta, i), in, ws.outs[i], ws.aux[i], ws.scratch, n)
@@ -234,7 +242,11 @@ func (net *Network) Backward(w Workspace, theta, gOut, grad []float64) {
 		if net.fusedBack[i] {
 			// gIn is the gradient with respect to the ReLU's input: the
 			// ReLU (layer i−1, no parameters) is done too.
-			l.(*dense).backwardReLU(net.params(theta, i), in, g, gIn, gp, n)
+			if p, ok := l.(*pool2d); ok {
+				p.backwardReLU(in, g, gIn, ws.aux[i], n)
+			} else {
+				l.(*dense).backwardReLU(net.params(theta, i), in, g, gIn, gp, n)
+			}
 			i--
 		} else {
 			l.backward(net.params(theta, i), in, g, gIn, gp, ws.aux[i], ws.scratch, n)

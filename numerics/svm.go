@@ -138,9 +138,18 @@ func HardMarginSVM(x mat.Matrix, y []float64, s *SVMSettings) (*SVM, error) {
 		return nil, err
 	}
 	z := mat.NewDense(n, d, nil)
+	at := x.At
+	if t, ok := x.(mat.Transpose); ok {
+		if dense, ok := t.Matrix.(*mat.Dense); ok {
+			// A transposed dense matrix (the KKT gradients, P×N, read as
+			// N×P): read its storage directly, the same values.
+			raw := dense.RawMatrix()
+			at = func(i, j int) float64 { return raw.Data[j*raw.Stride+i] }
+		}
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
-			v := x.At(i, j)
+			v := at(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%w: x[%d,%d] is %v", ErrSVMInput, i, j, v)
 			}

@@ -32,7 +32,8 @@ Rows (LL Table 1): the first epochs with training loss below 1e-10, 1e-15,
 with the epoch, log₁₀ 𝓛̄, the normalized margin q_min/Π_i ‖w_i‖ (layer 1's
 bias counted in w_1), train and test accuracy.
 
-The trajectory file (--out, docs/check.md's format): at every row, θ at the end
+The trajectory file (--out, docs/check.md's format): at every row (and every
+--record-every K epochs), θ at the end
 of that epoch (global step s) and θ after the first step of the next epoch that
 stood (step s+1), with lr = the step size of that step on the mean loss,
 α/𝓛̄(t), so that check can verify the pair is −η∇𝓛 when the batch is the whole
@@ -201,6 +202,9 @@ def main():
     ap.add_argument("--time-epochs", type=int, default=0, help="run this many epochs and print the seconds per epoch")
     ap.add_argument("--log-every", type=int, default=0, help="print the epoch and its loss every K epochs")
     ap.add_argument("--out", help="the trajectory file for implicitbias check")
+    ap.add_argument("--record-every", type=int, default=0,
+                    help="also record θ every K epochs that stand (with θ after the next step: a pair), "
+                         "beside the rows; with --batch 0 and K = 1, every step")
     if "--toy" in sys.argv[1:]:
         ap.set_defaults(image=7, n_train=10, n_test=10, width_scale=1 / 8, batch=0, max_epochs=3000, stop_log10_loss=-20.0)
     a = ap.parse_args()
@@ -321,6 +325,13 @@ def main():
                 lr = math.exp(log_alpha - log_now) if log_alpha - log_now < 709 else sys.float_info.max
                 snap(steps, lr)
                 pending_pair = lr < sys.float_info.max
+        if a.record_every and epoch % a.record_every == 0:
+            lr = math.exp(log_alpha - log_now) if log_alpha - log_now < 709 else sys.float_info.max
+            if snapshots and snapshots[-1][0] == steps:
+                snapshots[-1] = (steps, lr, snapshots[-1][2])  # the last pair's θ(t+1) is this θ
+            else:
+                snap(steps, lr)
+            pending_pair = lr < sys.float_info.max
         if log10 <= a.stop_log10_loss:
             reason = f"log10 loss {log10:.2f} <= {a.stop_log10_loss:g}"
             break

@@ -142,6 +142,12 @@ func MulAB(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64,
 	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, accumulate, epilogue{})
 }
 
+// MulABReLU sets C = relu(A·B) entrywise, the product in MulAB's order:
+// the values of MulAB followed by ReLU, in one pass over C.
+func MulABReLU(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	mul(m, n, k, a, lda, 1, b, ldb, c, ldc, false, epilogue{kind: epiReLU})
+}
+
 // MulABMask sets C = (A·B) ⊙ [M > 0] entrywise, with M m×n (stride ldm):
 // the values of MulAB followed by Mul with the 0/1 indicator of M > 0 (the
 // backward pass of a ReLU whose output is M), in one pass over C.
@@ -204,6 +210,11 @@ const (
 	// of A (192 rows × kc, 192 KiB) stays in L2 (1 MiB a core on Zen 4, 2
 	// MiB on Sapphire Rapids) while every column sliver passes.
 	unitTiles = 16
+	// packMin is the number of multiply-adds from which a set with a
+	// packed kernel packs: below it (W1's and W4's products, 6 k–256 k),
+	// the copies cost more than the strided reads they save (W4 17%
+	// slower packed on AVX2, W1 11%).
+	packMin = 1 << 20
 	// parallelFLOPs is the size below which a product runs on the calling
 	// goroutine alone: waking a worker costs a few µs, about what 2^20
 	// flops take on one core.
@@ -224,8 +235,9 @@ type job struct {
 	load            bool
 	epi             epilogue
 	unitRows, units int
-	unitCols        int // columns of a unit (a multiple of nr)
-	colGroups       int // units per group of rows
+	unitCols        int  // columns of a unit (a multiple of nr)
+	pack            bool // the units run on packed operands (unitPacked)
+	colGroups       int  // units per group of rows
 	next            counter
 	crew            crew
 	own             scratch   // the caller's scratch
@@ -277,9 +289,12 @@ func (j *job) grow(n int) []float64 {
 // tile, and (for kernels without masks) B columns and C entries right of the
 // last full tile.
 type scratch struct {
-	a [kc * 16]float64
-	b [kc * 16]float64
-	c [16 * 16]float64
+	a  [kc * 16]float64
+	b  [kc * 16]float64
+	c  [16 * 16]float64
+	pa []float64 // packed A (unitPacked)
+	pb []float64 // packed B (unitPacked)
+	pl []float64 // a partial tile's packed A (unitPacked)
 }
 
 // run computes the product, on several goroutines when it is large enough.
@@ -293,6 +308,7 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	j.b, j.ldb = b, ldb
 	j.c, j.ldc = c, ldc
 	j.load = load
+	j.pack = j.ks.packed != nil && float64(m)*float64(n)*float64(k) >= packMin
 	mr := j.ks.mr
 	tiles := (m + mr - 1) / mr
 	slivers := (n + j.ks.nr - 1) / j.ks.nr
@@ -306,7 +322,11 @@ func (j *job) run(m, n, k int, a []float64, rsa, csa int, b []float64, ldb int, 
 	// balanced sizes; and, when the rows give fewer than 8 units per
 	// goroutine, groups of column slivers too (so that, e.g., 9 row tiles
 	// split evenly over 2 goroutines).
-	rowUnits := (tiles + unitTiles - 1) / unitTiles
+	ut := unitTiles
+	if j.ks.unitTiles > 0 {
+		ut = j.ks.unitTiles
+	}
+	rowUnits := (tiles + ut - 1) / ut
 	j.unitRows = (tiles + rowUnits - 1) / rowUnits * mr
 	rowUnits = (m + j.unitRows - 1) / j.unitRows
 	j.colGroups = 1
@@ -356,6 +376,10 @@ func (j *job) unit(u int, s *scratch) {
 	i1 := min(j.m, i0+j.unitRows)
 	c0 := u % j.colGroups * j.unitCols
 	c1 := min(j.n, c0+j.unitCols)
+	if j.pack {
+		j.unitPacked(i0, i1, c0, c1, s)
+		return
+	}
 	// The last tile is partial when i1−i0 is not a multiple of mr. Kernels
 	// that read whole tiles of A shift it up over the previous rows (which
 	// they compute again and drop); when C has fewer than mr rows they read

@@ -31,10 +31,13 @@ func main() {
 	gemm1x56()
 	row256()
 	gemm6x8()
+	pack256()
 	dot512()
 	dot256()
 	elementwise()
 	pool4()
+	pool4x256()
+	sumRows256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -310,14 +313,16 @@ func row256() {
 
 // gemm6x8 is the AVX2 tile: as gemm12xN with 6 rows, exactly 8 columns
 // (the caller pads B and C for narrower edges), tiles tiles each 6 rows
-// below the previous (rows = mr = 6 when tiles > 1). flags: 1 load C,
+// below the previous (rows = mr = 6 when tiles > 1), the next tile's A
+// astep values after the previous one's (6·rsa for A in place; a panel's
+// length when A is packed). flags: 1 load C,
 // 2 ReLU epilogue, 4 mask epilogue (acc·[M[i][j] > 0], M[i][j] at
 // m + i·ldm + j), applied as the rows are stored, with the bits of
 // reluGeneric and mulPosGeneric (GT_OQ is false for NaN, as Go's z > 0).
 func gemm6x8() {
 	p(`
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-112
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int, astep int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -399,14 +404,15 @@ g6_tile:
 		p("\tVANDPD Y13, Y14, Y14")
 		p("\tVMULPD Y14, Y%d, Y%d", r, r)
 	})
-	// Next tile (tiles > 1 only with whole tiles, skip = 0): a, c and m
-	// move down 6 rows; the accumulators start again.
+	// Next tile (tiles > 1 only with whole tiles, skip = 0): a moves on by
+	// astep values (6·rsa, or a packed panel), c and m down 6 rows; the
+	// accumulators start again.
 	p("g6_next:")
 	p("\tDECQ tiles+104(FP)")
 	p("\tJEQ g6_ret")
-	p("\tMOVQ a+8(FP), R8")
-	p("\tADDQ R13, R8")
-	p("\tADDQ R13, R8")
+	p("\tMOVQ astep+112(FP), R8")
+	p("\tSHLQ $3, R8")
+	p("\tADDQ a+8(FP), R8")
 	p("\tMOVQ R8, a+8(FP)")
 	p("\tLEAQ (SI)(SI*2), BX")
 	p("\tMOVQ c+48(FP), DI")
@@ -898,6 +904,223 @@ m2_done:
 	RET`)
 }
 
+// goMaxY is goMax on Y registers (AVX2), with Y<sign> the sign bit.
+func goMaxY(x, y, out, t1, t2, t3, t4, sign int) {
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, x, t1)
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, y, t2)
+	p("\tVMINPD Y%d, Y%d, Y%d", t2, t1, t3)
+	p("\tVMINPD Y%d, Y%d, Y%d", t1, t3, t4)
+	p("\tVORPD Y%d, Y%d, Y%d", t3, t4, t4)
+	p("\tVXORPD Y%d, Y%d, Y%d", sign, t4, out)
+}
+
+// pool4x256 writes max4x256, unpool4x256 and add256, the AVX2 versions of
+// max4Generic, unpool4Generic and addGeneric on the first n/4·4 values
+// (the caller does the rest). Constants are formed with VEX instructions
+// only (a legacy-SSE MOVQ into an X register costs a state transition).
+func pool4x256() {
+	// Y15 = sign bit, Y14 = 1.0, Y13 = 2.0, Y12 = 3.0 (1 + 2, exact).
+	consts := func() {
+		p("\tVPCMPEQQ Y15, Y15, Y15")
+		p("\tVPSRLQ $54, Y15, Y14")
+		p("\tVPSLLQ $52, Y14, Y14")
+		p("\tVPSRLQ $63, Y15, Y13")
+		p("\tVPSLLQ $62, Y13, Y13")
+		p("\tVADDPD Y14, Y13, Y12")
+		p("\tVPSLLQ $63, Y15, Y15")
+	}
+	p(`
+// func max4x256(y, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·max4x256(SB), NOSPLIT, $0-56
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ mx2_done`)
+	consts()
+	p(`mx2_loop:
+	VMOVUPD (R8), Y0
+	VMOVUPD (R9), Y1
+	VMOVUPD (R10), Y2
+	VMOVUPD (R11), Y3`)
+	goMaxY(0, 1, 4, 8, 9, 10, 11, 15)
+	goMaxY(2, 3, 5, 8, 9, 10, 11, 15)
+	goMaxY(4, 5, 6, 8, 9, 10, 11, 15)
+	// arg = a ≠ v ? (b ≠ v ? (c ≠ v ? 3 : 2) : 1) : 0 (NEQ_UQ: true for
+	// NaN, as Go's !=); the masks are all-ones lanes.
+	p("\tVCMPPD $4, Y6, Y0, Y7")
+	p("\tVCMPPD $4, Y6, Y1, Y8")
+	p("\tVCMPPD $4, Y6, Y2, Y9")
+	p("\tVBLENDVPD Y9, Y12, Y13, Y10")
+	p("\tVBLENDVPD Y8, Y10, Y14, Y10")
+	p("\tVANDPD Y7, Y10, Y10")
+	p(`	VMOVUPD Y6, (DI)
+	VMOVUPD Y10, (SI)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ mx2_loop
+mx2_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
+TEXT ·unpool4x256(SB), NOSPLIT, $0-56
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ up2_done`)
+	consts()
+	p("\tVXORPD Y11, Y11, Y11")
+	p(`up2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1`)
+	// q_k = arg = k ? g : +0 (EQ_OQ), k = 0…3 in Y11, Y14, Y13, Y12.
+	for q, kreg := range []int{11, 14, 13, 12} {
+		p("\tVCMPPD $0, Y%d, Y1, Y%d", kreg, 2+q)
+		p("\tVANDPD Y0, Y%d, Y%d", 2+q, 2+q)
+	}
+	p(`	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ up2_loop
+up2_done:
+	VZEROUPPER
+	RET
+
+// func unpool4pos256(q0, q1, q2, q3, grad, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·unpool4pos256(SB), NOSPLIT, $0-88
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ p0+48(FP), AX
+	MOVQ p1+56(FP), BX
+	MOVQ p2+64(FP), DX
+	MOVQ p3+72(FP), R12
+	MOVQ n+80(FP), CX
+	SHRQ $2, CX
+	JEQ upp2_done`)
+	consts()
+	p("\tVXORPD Y11, Y11, Y11")
+	p(`upp2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1`)
+	// q_k = (arg = k ? g : +0)·[p_k > 0]: unpool4x256 then mulPos256's
+	// operations (GT_OQ, and with 1.0, the product).
+	for q, kreg := range []int{11, 14, 13, 12} {
+		preg := []string{"AX", "BX", "DX", "R12"}[q]
+		p("\tVCMPPD $0, Y%d, Y1, Y%d", kreg, 2+q)
+		p("\tVANDPD Y0, Y%d, Y%d", 2+q, 2+q)
+		p("\tVMOVUPD (%s), Y6", preg)
+		p("\tVCMPPD $0x1e, Y11, Y6, Y6")
+		p("\tVANDPD Y14, Y6, Y6")
+		p("\tVMULPD Y%d, Y6, Y%d", 2+q, 2+q)
+	}
+	p(`	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ $32, DX
+	ADDQ $32, R12
+	DECQ CX
+	JNZ upp2_loop
+upp2_done:
+	VZEROUPPER
+	RET
+
+// func add256(dst, x *float64, n int)
+TEXT ·add256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ a2_done
+a2_loop:
+	VMOVUPD (DI), Y0
+	VADDPD (SI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ a2_loop
+a2_done:
+	VZEROUPPER
+	RET`)
+}
+
+// sumRows256 writes sumRows256x4 and sumRows256x1: dst[0…4q) = Σ_r
+// m[r·ld + j] over rows r = 0, 1, … in that order from +0 (from dst when
+// load ≠ 0), for q = 4 and 1 registers of columns (sumRowsGeneric's
+// order: one sum per column).
+func sumRows256() {
+	for _, q := range []int{4, 1} {
+		p("")
+		p("// func sumRows256x%d(dst, m *float64, ld, rows, load int)", q)
+		p("TEXT ·sumRows256x%d(SB), NOSPLIT, $0-40", q)
+		p("\tMOVQ dst+0(FP), DI")
+		p("\tMOVQ m+8(FP), SI")
+		p("\tMOVQ ld+16(FP), DX")
+		p("\tSHLQ $3, DX")
+		p("\tMOVQ rows+24(FP), CX")
+		for r := 0; r < q; r++ {
+			p("\tVXORPD Y%d, Y%d, Y%d", r, r, r)
+		}
+		p("\tCMPQ load+32(FP), $0")
+		p("\tJEQ sr%d_check", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD %d(DI), Y%d", 32*r, r)
+		}
+		p("sr%d_check:", q)
+		p("\tTESTQ CX, CX")
+		p("\tJEQ sr%d_store", q)
+		p("sr%d_loop:", q)
+		for r := 0; r < q; r++ {
+			p("\tVADDPD %d(SI), Y%d, Y%d", 32*r, r, r)
+		}
+		p("\tADDQ DX, SI")
+		p("\tDECQ CX")
+		p("\tJNZ sr%d_loop", q)
+		p("sr%d_store:", q)
+		for r := 0; r < q; r++ {
+			p("\tVMOVUPD Y%d, %d(DI)", r, 32*r)
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
+}
+
 // goMax writes Z<out> = max(Z<x>, Z<y>) lane by lane exactly as Go's max
 // compiles on amd64 (cmd/compile's rewrite of Max64F: −min(−x, −y), with
 // min(x, y) = MINSD(MINSD(x, y), x) | MINSD(x, y)), so that NaN payloads
@@ -1031,6 +1254,71 @@ up4_tail:
 	VMOVUPD.Z (SI), K7, Z1`)
 	unpoolBody("K7, ")
 	p(`up4_done:
+	VZEROUPPER
+	RET`)
+}
+
+// pack256 writes the AVX2 packing copies of unitPacked. packB8x256
+// copies k rows of slivers×8 values at stride ld (a block of B, read row
+// by row) into slivers k×8 slivers, sstride values apart; pack6x256 copies
+// k rows of 6 values at stride ld into k×6 (an A panel of a transposed A).
+// Copies: the bits of the values.
+func pack256() {
+	p(`
+// func packB8x256(dst, src *float64, ld, k, slivers, sstride int)
+TEXT ·packB8x256(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	MOVQ slivers+32(FP), R8
+	MOVQ sstride+40(FP), R9
+	SHLQ $3, R9
+	TESTQ CX, CX
+	JEQ pb8_done
+	TESTQ R8, R8
+	JEQ pb8_done
+pb8_row:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, BX
+pb8_col:
+	VMOVUPD (R10), Y0
+	VMOVUPD 32(R10), Y1
+	VMOVUPD Y0, (R11)
+	VMOVUPD Y1, 32(R11)
+	ADDQ $64, R10
+	ADDQ R9, R11
+	DECQ BX
+	JNZ pb8_col
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pb8_row
+pb8_done:
+	VZEROUPPER
+	RET
+
+// func pack6x256(dst, src *float64, ld, k int)
+TEXT ·pack6x256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	TESTQ CX, CX
+	JEQ pk6_done
+pk6_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), X1
+	VMOVUPD Y0, (DI)
+	VMOVUPD X1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ pk6_loop
+pk6_done:
 	VZEROUPPER
 	RET`)
 }

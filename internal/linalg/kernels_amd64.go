@@ -30,7 +30,7 @@ func gemm4x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, l
 func gemm1x56(k int, a *float64, csa int, b *float64, ldb int, c *float64, masks uint64, load int)
 
 //go:noescape
-func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
+func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int, astep int)
 
 //go:noescape
 func dot512(kc int, x *float64, ldx int, y *float64, out *float64, inc int, rows int, tail uint64, load int)
@@ -91,12 +91,14 @@ var avx512Set = &kernelSet{
 		}
 		dot512(k/8, ptr(x), ldx, ptr(y), &out[0], inc, rows, 1<<(k%8)-1, b2i(load))
 	},
-	relu:     func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
-	reluOnly: func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
-	mul:      func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
-	mulPos:   func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
-	add:      func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
-	vec:      8,
+	relu:        func(dst, dd, z []float64) { relu512(ptr(dst), ptr(dd), ptr(z), len(z)) },
+	reluOnly:    func(dst, z []float64) { reluOnly512(ptr(dst), ptr(z), len(z)) },
+	mul:         func(dst, x, y []float64) { mul512(ptr(dst), ptr(x), ptr(y), len(x)) },
+	mulPos:      func(dst, x, m []float64) { mulPos512(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:         func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
+	sumRows:     sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
+	unpool4ReLU: unpool4ReLUAVX2,
+	vec:         8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
 	},
@@ -107,7 +109,8 @@ var avx512Set = &kernelSet{
 
 var avx2Set = &kernelSet{
 	name: "avx2", mr: 6, nr: 8, masked: false, fused: true, wholeA: true,
-	tile: tile256, row: row256, rowCols: 48,
+	tile: tile256, packed: packed256, copyRows: copyRows256, packB: packB256, unitTiles: 32,
+	row: row256, rowCols: 48,
 	dot: func(k int, x []float64, ldx int, y []float64, out []float64, inc, rows int, load bool) {
 		checkDot(k, x, ldx, y, out, inc, rows)
 		if rows == 0 {
@@ -119,7 +122,59 @@ var avx2Set = &kernelSet{
 	reluOnly: func(dst, z []float64) { reluOnly256(ptr(dst), ptr(z), len(z)) },
 	mul:      func(dst, x, y []float64) { mul256(ptr(dst), ptr(x), ptr(y), len(x)) },
 	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
+	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
+	sumRows:  sumRowsAVX2,
 	vec:      4,
+	max4: func(y, arg, p0, p1, p2, p3 []float64) {
+		v := len(y) &^ 3
+		max4x256(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), v)
+		max4Generic(y[v:], arg[v:], p0[v:], p1[v:], p2[v:], p3[v:])
+	},
+	unpool4: func(q0, q1, q2, q3, g, arg []float64) {
+		v := len(g) &^ 3
+		unpool4x256(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), v)
+		unpool4Generic(q0[v:], q1[v:], q2[v:], q3[v:], g[v:], arg[v:])
+	},
+	unpool4ReLU: unpool4ReLUAVX2,
+}
+
+//go:noescape
+func unpool4pos256(q0, q1, q2, q3, grad, arg, p0, p1, p2, p3 *float64, n int)
+
+// unpool4ReLUAVX2 is kernelSet.unpool4ReLU: 4 values a step, the last
+// len mod 4 in Go.
+func unpool4ReLUAVX2(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64) {
+	v := len(g) &^ 3
+	unpool4pos256(ptr(q0), ptr(q1), ptr(q2), ptr(q3), ptr(g), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), v)
+	unpool4ReLUGeneric(q0[v:], q1[v:], q2[v:], q3[v:], g[v:], arg[v:], p0[v:], p1[v:], p2[v:], p3[v:])
+}
+
+//go:noescape
+func max4x256(y, arg, p0, p1, p2, p3 *float64, n int)
+
+//go:noescape
+func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
+
+//go:noescape
+func add256(dst, x *float64, n int)
+
+//go:noescape
+func sumRows256x4(dst, m *float64, ld, rows, load int)
+
+//go:noescape
+func sumRows256x1(dst, m *float64, ld, rows, load int)
+
+// sumRowsAVX2 is kernelSet.sumRows: 16 columns at a time, then 4, then
+// the last cols mod 4 in Go.
+func sumRowsAVX2(dst, m []float64, rows, cols int, acc bool) {
+	j := 0
+	for ; j+16 <= cols; j += 16 {
+		sumRows256x4(&dst[j], &m[j], cols, rows, b2i(acc))
+	}
+	for ; j+4 <= cols; j += 4 {
+		sumRows256x1(&dst[j], &m[j], cols, rows, b2i(acc))
+	}
+	sumRowsGeneric(dst[j:cols], m[j:], rows, cols, acc)
 }
 
 // laneMasks[t] selects the first t of 8 lanes (VMASKMOVPD reads sign bits).
@@ -189,12 +244,54 @@ func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64
 		panic("linalg: avx2 tile needs 8 columns")
 	}
 	checkTile(k, a, rsa, csa, 6, b, ldb, c, ldc, rows, cols, tiles)
+	gemm256(k, a, rsa, csa, b, ldb, c, ldc, rows, load, e, tiles, skip, 6*rsa)
+}
+
+// packed256 is tile256 on a packed B (kernelSet.packed).
+func packed256(k int, a []float64, rsa, csa, astep int, b, c []float64, ldc, rows int, load bool, e epilogue, tiles int) {
+	checkPacked(k, a, rsa, csa, astep, 6, b, 8, c, ldc, rows, tiles)
+	gemm256(k, a, rsa, csa, b, 8, c, ldc, rows, load, e, tiles, 0, astep)
+}
+
+//go:noescape
+func packB8x256(dst, src *float64, ld, k, slivers, sstride int)
+
+//go:noescape
+func pack6x256(dst, src *float64, ld, k int)
+
+// copyRows256 is kernelSet.copyRows.
+func copyRows256(dst, src []float64, ld, rows, w int) {
+	if rows <= 0 {
+		return
+	}
+	if (rows-1)*ld+w > len(src) || rows*w > len(dst) {
+		panic("linalg: copyRows past its operands")
+	}
+	if w != 6 {
+		copyRowsGeneric(dst, src, ld, rows, w)
+		return
+	}
+	pack6x256(&dst[0], &src[0], ld, rows)
+}
+
+// packB256 is kernelSet.packB with nr = 8.
+func packB256(dst, src []float64, ld, k, slivers, sstride int) {
+	if k <= 0 || slivers <= 0 {
+		return
+	}
+	if (k-1)*ld+slivers*8 > len(src) || (slivers-1)*sstride+k*8 > len(dst) || sstride < k*8 {
+		panic("linalg: packB past its operands")
+	}
+	packB8x256(&dst[0], &src[0], ld, k, slivers, sstride)
+}
+
+func gemm256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows int, load bool, e epilogue, tiles, skip, astep int) {
 	flags := b2i(load)
 	switch e.kind {
 	case epiReLU:
 		flags |= 2
 	case epiMask:
-		if ((tiles-1)*6+rows-1)*e.ldm+cols > len(e.m) {
+		if ((tiles-1)*6+rows-1)*e.ldm+8 > len(e.m) {
 			panic("linalg: tile reads past its mask")
 		}
 		flags |= 4
@@ -203,7 +300,22 @@ func tile256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64
 	if e.kind == epiMask {
 		m = &e.m[0]
 	}
-	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, flags, skip, m, e.ldm, tiles)
+	gemm6x8(k, ptr(a), rsa, csa, ptrK(b, k), ldb, &c[0], ldc, rows, flags, skip, m, e.ldm, tiles, astep)
+}
+
+// checkPacked panics unless a packed kernel's reads of A (tiles tiles of
+// mr rows, astep values apart), B (k×nr) and its accesses to C stay inside
+// the slices.
+func checkPacked(k int, a []float64, rsa, csa, astep, mr int, b []float64, nr int, c []float64, ldc, rows, tiles int) {
+	if rows < 1 || rows > mr || k < 1 || tiles < 1 || (tiles > 1 && rows != mr) {
+		panic("linalg: empty or ragged packed tiles")
+	}
+	if (tiles-1)*astep+(mr-1)*rsa+(k-1)*csa >= len(a) || k*nr > len(b) {
+		panic("linalg: packed tile reads past its operands")
+	}
+	if ((tiles-1)*mr+rows-1)*ldc+nr > len(c) {
+		panic("linalg: tile writes past C")
+	}
 }
 
 // checkTile panics unless the kernel's reads of A (allRows rows per tile)

@@ -2583,8 +2583,8 @@ r2x12_store:
 	VZEROUPPER
 	RET
 
-// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int)
-TEXT ·gemm6x8(SB), NOSPLIT, $0-112
+// func gemm6x8(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, mr int, flags int, skip int, m *float64, ldm int, tiles int, astep int)
+TEXT ·gemm6x8(SB), NOSPLIT, $0-120
 	MOVQ rsa+16(FP), R9
 	SHLQ $3, R9
 	MOVQ csa+24(FP), R10
@@ -2929,9 +2929,9 @@ g6m_done:
 g6_next:
 	DECQ tiles+104(FP)
 	JEQ g6_ret
-	MOVQ a+8(FP), R8
-	ADDQ R13, R8
-	ADDQ R13, R8
+	MOVQ astep+112(FP), R8
+	SHLQ $3, R8
+	ADDQ a+8(FP), R8
 	MOVQ R8, a+8(FP)
 	LEAQ (SI)(SI*2), BX
 	MOVQ c+48(FP), DI
@@ -2949,6 +2949,63 @@ g6_next:
 	MOVQ AX, m+88(FP)
 	JMP g6_tile
 g6_ret:
+	VZEROUPPER
+	RET
+
+// func packB8x256(dst, src *float64, ld, k, slivers, sstride int)
+TEXT ·packB8x256(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	MOVQ slivers+32(FP), R8
+	MOVQ sstride+40(FP), R9
+	SHLQ $3, R9
+	TESTQ CX, CX
+	JEQ pb8_done
+	TESTQ R8, R8
+	JEQ pb8_done
+pb8_row:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, BX
+pb8_col:
+	VMOVUPD (R10), Y0
+	VMOVUPD 32(R10), Y1
+	VMOVUPD Y0, (R11)
+	VMOVUPD Y1, 32(R11)
+	ADDQ $64, R10
+	ADDQ R9, R11
+	DECQ BX
+	JNZ pb8_col
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pb8_row
+pb8_done:
+	VZEROUPPER
+	RET
+
+// func pack6x256(dst, src *float64, ld, k int)
+TEXT ·pack6x256(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ k+24(FP), CX
+	TESTQ CX, CX
+	JEQ pk6_done
+pk6_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), X1
+	VMOVUPD Y0, (DI)
+	VMOVUPD X1, 32(DI)
+	ADDQ DX, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ pk6_loop
+pk6_done:
 	VZEROUPPER
 	RET
 
@@ -3677,6 +3734,262 @@ up4_tail:
 	VMOVUPD Z4, K7, (R10)
 	VMOVUPD Z5, K7, (R11)
 up4_done:
+	VZEROUPPER
+	RET
+
+// func max4x256(y, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·max4x256(SB), NOSPLIT, $0-56
+	MOVQ y+0(FP), DI
+	MOVQ arg+8(FP), SI
+	MOVQ p0+16(FP), R8
+	MOVQ p1+24(FP), R9
+	MOVQ p2+32(FP), R10
+	MOVQ p3+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ mx2_done
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y14
+	VPSLLQ $52, Y14, Y14
+	VPSRLQ $63, Y15, Y13
+	VPSLLQ $62, Y13, Y13
+	VADDPD Y14, Y13, Y12
+	VPSLLQ $63, Y15, Y15
+mx2_loop:
+	VMOVUPD (R8), Y0
+	VMOVUPD (R9), Y1
+	VMOVUPD (R10), Y2
+	VMOVUPD (R11), Y3
+	VXORPD Y15, Y0, Y8
+	VXORPD Y15, Y1, Y9
+	VMINPD Y9, Y8, Y10
+	VMINPD Y8, Y10, Y11
+	VORPD Y10, Y11, Y11
+	VXORPD Y15, Y11, Y4
+	VXORPD Y15, Y2, Y8
+	VXORPD Y15, Y3, Y9
+	VMINPD Y9, Y8, Y10
+	VMINPD Y8, Y10, Y11
+	VORPD Y10, Y11, Y11
+	VXORPD Y15, Y11, Y5
+	VXORPD Y15, Y4, Y8
+	VXORPD Y15, Y5, Y9
+	VMINPD Y9, Y8, Y10
+	VMINPD Y8, Y10, Y11
+	VORPD Y10, Y11, Y11
+	VXORPD Y15, Y11, Y6
+	VCMPPD $4, Y6, Y0, Y7
+	VCMPPD $4, Y6, Y1, Y8
+	VCMPPD $4, Y6, Y2, Y9
+	VBLENDVPD Y9, Y12, Y13, Y10
+	VBLENDVPD Y8, Y10, Y14, Y10
+	VANDPD Y7, Y10, Y10
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y10, (SI)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ mx2_loop
+mx2_done:
+	VZEROUPPER
+	RET
+
+// func unpool4x256(q0, q1, q2, q3, grad, arg *float64, n int)
+TEXT ·unpool4x256(SB), NOSPLIT, $0-56
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHRQ $2, CX
+	JEQ up2_done
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y14
+	VPSLLQ $52, Y14, Y14
+	VPSRLQ $63, Y15, Y13
+	VPSLLQ $62, Y13, Y13
+	VADDPD Y14, Y13, Y12
+	VPSLLQ $63, Y15, Y15
+	VXORPD Y11, Y11, Y11
+up2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1
+	VCMPPD $0, Y11, Y1, Y2
+	VANDPD Y0, Y2, Y2
+	VCMPPD $0, Y14, Y1, Y3
+	VANDPD Y0, Y3, Y3
+	VCMPPD $0, Y13, Y1, Y4
+	VANDPD Y0, Y4, Y4
+	VCMPPD $0, Y12, Y1, Y5
+	VANDPD Y0, Y5, Y5
+	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ up2_loop
+up2_done:
+	VZEROUPPER
+	RET
+
+// func unpool4pos256(q0, q1, q2, q3, grad, arg, p0, p1, p2, p3 *float64, n int)
+TEXT ·unpool4pos256(SB), NOSPLIT, $0-88
+	MOVQ q0+0(FP), R8
+	MOVQ q1+8(FP), R9
+	MOVQ q2+16(FP), R10
+	MOVQ q3+24(FP), R11
+	MOVQ grad+32(FP), DI
+	MOVQ arg+40(FP), SI
+	MOVQ p0+48(FP), AX
+	MOVQ p1+56(FP), BX
+	MOVQ p2+64(FP), DX
+	MOVQ p3+72(FP), R12
+	MOVQ n+80(FP), CX
+	SHRQ $2, CX
+	JEQ upp2_done
+	VPCMPEQQ Y15, Y15, Y15
+	VPSRLQ $54, Y15, Y14
+	VPSLLQ $52, Y14, Y14
+	VPSRLQ $63, Y15, Y13
+	VPSLLQ $62, Y13, Y13
+	VADDPD Y14, Y13, Y12
+	VPSLLQ $63, Y15, Y15
+	VXORPD Y11, Y11, Y11
+upp2_loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1
+	VCMPPD $0, Y11, Y1, Y2
+	VANDPD Y0, Y2, Y2
+	VMOVUPD (AX), Y6
+	VCMPPD $0x1e, Y11, Y6, Y6
+	VANDPD Y14, Y6, Y6
+	VMULPD Y2, Y6, Y2
+	VCMPPD $0, Y14, Y1, Y3
+	VANDPD Y0, Y3, Y3
+	VMOVUPD (BX), Y6
+	VCMPPD $0x1e, Y11, Y6, Y6
+	VANDPD Y14, Y6, Y6
+	VMULPD Y3, Y6, Y3
+	VCMPPD $0, Y13, Y1, Y4
+	VANDPD Y0, Y4, Y4
+	VMOVUPD (DX), Y6
+	VCMPPD $0x1e, Y11, Y6, Y6
+	VANDPD Y14, Y6, Y6
+	VMULPD Y4, Y6, Y4
+	VCMPPD $0, Y12, Y1, Y5
+	VANDPD Y0, Y5, Y5
+	VMOVUPD (R12), Y6
+	VCMPPD $0x1e, Y11, Y6, Y6
+	VANDPD Y14, Y6, Y6
+	VMULPD Y5, Y6, Y5
+	VMOVUPD Y2, (R8)
+	VMOVUPD Y3, (R9)
+	VMOVUPD Y4, (R10)
+	VMOVUPD Y5, (R11)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ $32, DX
+	ADDQ $32, R12
+	DECQ CX
+	JNZ upp2_loop
+upp2_done:
+	VZEROUPPER
+	RET
+
+// func add256(dst, x *float64, n int)
+TEXT ·add256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JEQ a2_done
+a2_loop:
+	VMOVUPD (DI), Y0
+	VADDPD (SI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ a2_loop
+a2_done:
+	VZEROUPPER
+	RET
+
+// func sumRows256x4(dst, m *float64, ld, rows, load int)
+TEXT ·sumRows256x4(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	CMPQ load+32(FP), $0
+	JEQ sr4_check
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+sr4_check:
+	TESTQ CX, CX
+	JEQ sr4_store
+sr4_loop:
+	VADDPD 0(SI), Y0, Y0
+	VADDPD 32(SI), Y1, Y1
+	VADDPD 64(SI), Y2, Y2
+	VADDPD 96(SI), Y3, Y3
+	ADDQ DX, SI
+	DECQ CX
+	JNZ sr4_loop
+sr4_store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET
+
+// func sumRows256x1(dst, m *float64, ld, rows, load int)
+TEXT ·sumRows256x1(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	VXORPD Y0, Y0, Y0
+	CMPQ load+32(FP), $0
+	JEQ sr1_check
+	VMOVUPD 0(DI), Y0
+sr1_check:
+	TESTQ CX, CX
+	JEQ sr1_store
+sr1_loop:
+	VADDPD 0(SI), Y0, Y0
+	ADDQ DX, SI
+	DECQ CX
+	JNZ sr1_loop
+sr1_store:
+	VMOVUPD Y0, 0(DI)
 	VZEROUPPER
 	RET
 

@@ -24,6 +24,22 @@ type kernelSet struct {
 	// applies the epilogue e when fused; only rows skip ≤ i < rows of a
 	// tile are read from and written to C (and read from the mask).
 	tile func(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows, cols int, load bool, e epilogue, tiles, skip int)
+	// packed, when not nil, is tile on a packed B, which the driver then
+	// prepares (unitPacked): B's nr columns as k×nr (ldb = nr, zero
+	// columns past the last); A in place or packed as panels of mr rows,
+	// tile t's rows from a[t·astep:]; C has nr columns (the driver pads
+	// narrower edges), tiles and rows as for tile, skip = 0. copyRows
+	// copies rows rows of w = mr values at stride ld into rows×w (an A
+	// panel); packB copies k rows of slivers·nr values at stride ld into
+	// slivers k×nr slivers, sstride values apart (a block of B).
+	packed   func(k int, a []float64, rsa, csa, astep int, b, c []float64, ldc, rows int, load bool, e epilogue, tiles int)
+	copyRows func(dst, src []float64, ld, rows, w int)
+	packB    func(dst, src []float64, ld, k, slivers, sstride int)
+	// sumRows, when not nil, is SumRows on rows ≥ 1, cols ≥ 1 (else
+	// sumRowsGeneric).
+	sumRows func(dst, m []float64, rows, cols int, acc bool)
+	// unitTiles bounds the row tiles of a unit of work (0: unitTiles).
+	unitTiles int
 	// wholeA reports that tile reads all mr rows of A whatever rows
 	// says, so that a short last tile must be shifted up or padded.
 	wholeA bool
@@ -47,6 +63,8 @@ type kernelSet struct {
 	// slices (else max4Generic and unpool4Generic).
 	max4    func(y, arg, p0, p1, p2, p3 []float64)
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
+	// unpool4ReLU, when not nil, is Unpool4ReLU on the whole slices.
+	unpool4ReLU func(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64)
 	// vm names the assembly of Exp and Log (vmath.go), called directly
 	// (not through a func value, so that callers' stack buffers stay on
 	// the stack); 0: none.

@@ -78,6 +78,13 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// AVX2's row kernels (rowCols 48, 4 columns a register, the
 		// last cols mod 4 in Go).
 		{1, 48, 5}, {1, 47, 6}, {1, 4, 3}, {1, 3, 2}, {1, 96, 130},
+		// AVX2's packed operands (unitPacked, from packMin = 2^20
+		// multiply-adds; the shapes above but {37, 129, 300} and the
+		// threads' are below it, on the strided path): two units of rows
+		// (33 tiles), two blocks of l (packKC 256), two chunks of packed
+		// columns (packCols 256) the last with a narrow sliver, the last
+		// tile partial.
+		{199, 263, 259},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
@@ -197,8 +204,8 @@ func TestKernelsThreadsBitIdentical(t *testing.T) {
 	}
 }
 
-// TestFusedEpilogues checks MulABtReLU and MulABMask against MulABt then
-// ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
+// TestFusedEpilogues checks MulABtReLU, MulABReLU and MulABMask against
+// MulABt or MulAB then ReLU and MulAB then Mul by [M > 0], bit for bit, for every set, on the
 // shapes of TestKernelSetsBitIdentical (so also past one block of l, where
 // the epilogue must wait for the last block) and with products that are
 // exactly 0, −0 or infinite.
@@ -239,6 +246,11 @@ func TestFusedEpilogues(t *testing.T) {
 				ReLU(want, nil, want)
 				MulABtReLU(m, n, k, a.data, a.ld, bt.data, bt.ld, got, n)
 				requireSameBits(t, want, got, name+" MulABtReLU")
+
+				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
+				ReLU(want, nil, want)
+				MulABReLU(m, n, k, a.data, a.ld, b.data, b.ld, got, n)
+				requireSameBits(t, want, got, name+" MulABReLU")
 
 				MulAB(m, n, k, a.data, a.ld, b.data, b.ld, want, n, false)
 				ind := make([]float64, m*n)
@@ -370,7 +382,19 @@ var w5Shapes = []productShape{
 	{"MulABt", 100, 10, 1024}, {"MulAtB", 10, 1024, 100}, {"MulAB", 100, 1024, 10}, // dense 1024 → 10
 }
 
+// w5BlockShapes are W5's conv products as the step runs them, block of
+// samples by block (models.colBlockBytes: 3 samples of the first layer, 1
+// of the second), the forward product on Wᵀ packed once (MulAB).
+var w5BlockShapes = []productShape{
+	{"MulAB", 2352, 32, 25}, {"MulAtB", 32, 25, 2352}, // conv 5×5, 1 → 32
+	{"MulAB", 196, 64, 288}, {"MulAtB", 64, 288, 196}, {"MulAB", 196, 288, 64}, // conv 3×3, 32 → 64
+}
+
 func BenchmarkKernelSets(b *testing.B) { benchProducts(b, engineShapes, available) }
+
+// BenchmarkW5BlockProducts times W5's conv products per block with the
+// fastest kernel set (operands in cache, as in the step).
+func BenchmarkW5BlockProducts(b *testing.B) { benchProducts(b, w5BlockShapes, available[:1]) }
 
 // BenchmarkW5Products times each product of a W5 step with the fastest
 // kernel set.

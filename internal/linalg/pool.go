@@ -33,6 +33,31 @@ func Unpool4(q0, q1, q2, q3, g, arg []float64) {
 	unpool4Generic(q0, q1, q2, q3, g, arg)
 }
 
+// Unpool4ReLU is Unpool4 followed by MulPos(q_j, q_j, p_j) for j = 0…3:
+// the backward passes of a 2×2 max pooling and of the ReLU before it, whose
+// outputs p_j are the pooling's inputs ([p_j > 0] = [z_j > 0] for p_j =
+// relu(z_j)), in one pass. All slices must be at least as long as g.
+func Unpool4ReLU(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64) {
+	ks := active()
+	n := len(g)
+	q0, q1, q2, q3, arg = q0[:n], q1[:n], q2[:n], q3[:n], arg[:n]
+	p0, p1, p2, p3 = p0[:n], p1[:n], p2[:n], p3[:n]
+	if ks.unpool4ReLU != nil {
+		ks.unpool4ReLU(q0, q1, q2, q3, g, arg, p0, p1, p2, p3)
+		return
+	}
+	unpool4ReLUGeneric(q0, q1, q2, q3, g, arg, p0, p1, p2, p3)
+}
+
+// unpool4ReLUGeneric is Unpool4ReLU in Go: the definition.
+func unpool4ReLUGeneric(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64) {
+	unpool4Generic(q0, q1, q2, q3, g, arg)
+	mulPosGeneric(q0, q0, p0)
+	mulPosGeneric(q1, q1, p1)
+	mulPosGeneric(q2, q2, p2)
+	mulPosGeneric(q3, q3, p3)
+}
+
 // max4Generic is Max4 in Go, the definition the other sets reproduce.
 func max4Generic(y, arg, p0, p1, p2, p3 []float64) {
 	for k, a := range p0 {

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestPool4 checks Max4 and Unpool4 of every set against their Go
-// definitions bit for bit (NaN payloads included: the AVX-512 kernel
-// reproduces Go's max as it compiles), at every length modulo the vector
-// width, on inputs where ties, ±0, ±Inf and NaNs of several payloads and
-// signs are common.
+// TestPool4 checks Max4, Unpool4 and Unpool4ReLU of every set against
+// their Go definitions bit for bit (NaN payloads included: the AVX-512 and
+// AVX2 kernels reproduce Go's max as it compiles), at every length modulo
+// the vector width, on inputs where ties, ±0, ±Inf and NaNs of several
+// payloads and signs are common.
 func TestPool4(t *testing.T) {
 	special := []float64{0, math.Copysign(0, -1), 1, 2, -1, math.Inf(1), math.Inf(-1), math.NaN(), -math.NaN(),
 		math.Float64frombits(0x7ff0000000000123), math.Float64frombits(0xfff8000000000456), 5e-324}
@@ -52,6 +52,18 @@ func TestPool4(t *testing.T) {
 				for j := range q {
 					requireBits(t, ks.name+" Unpool4", wq[j], q[j][:n])
 					requireSentinel(t, ks.name+" Unpool4", q[j], n)
+				}
+
+				// Unpool4ReLU against Unpool4 then MulPos, the ReLU's
+				// outputs drawn from the special values (0, −0, NaN, …).
+				for j := range q {
+					q[j] = sentineled(n)
+					mulPosGeneric(wq[j], wq[j], p[j])
+				}
+				withSet(ks, func() { Unpool4ReLU(q[0][:n], q[1][:n], q[2][:n], q[3][:n], g, warg, p[0], p[1], p[2], p[3]) })
+				for j := range q {
+					requireBits(t, ks.name+" Unpool4ReLU", wq[j], q[j][:n])
+					requireSentinel(t, ks.name+" Unpool4ReLU", q[j], n)
 				}
 			}
 		}

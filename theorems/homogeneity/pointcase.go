@@ -23,6 +23,9 @@ type PointCase struct {
 	Theta        []float64
 	X            []float64 // N×Model.In()
 	N            int
+	// First is the index in the data set of X's first input (X a block of
+	// it), so that a detail names the input as the data number it.
+	First int
 }
 
 // degree returns the L to test, or an AssumptionFailed verdict.

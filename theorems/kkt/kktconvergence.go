@@ -80,11 +80,9 @@ type tailWindow struct {
 	oneMinusB float64
 }
 
-// measureTail measures every window of tr after t0. Smooth models are
-// measured at the window's first record (a point: one iterate suffices);
-// kinked ones over the whole window (MeasureKKTWindow); the Lemma C.8
-// certificate is taken at the window's first record.
-func measureTail(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWindow, *theorems.Verdict) {
+// measureTail measures every window of tr after t0, each by
+// measureTailWindow, through each (nil: in order on obj).
+func measureTail(obj *train.Objective, tr *train.Trajectory, L float64, each Each) ([]tailWindow, *theorems.Verdict) {
 	_, L, bad := kktSetting(obj, L)
 	if bad != nil {
 		return nil, bad
@@ -93,38 +91,93 @@ func measureTail(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailW
 	if k, ok := obj.Model.(interface{ Kinked() bool }); ok {
 		kinked = k.Kinked()
 	}
-	var out []tailWindow
-	for _, w := range Windows(tr, true) {
+	wins := Windows(tr, true)
+	out := make([]tailWindow, len(wins))
+	bads := make([]*theorems.Verdict, len(wins))
+	if each == nil {
+		each = inOrder(obj)
+	}
+	each(len(wins), func(obj *train.Objective, i int) {
+		w := wins[i]
 		if !kinked {
 			w = w[:1]
 		}
-		k, err := MeasureKKTWindow(obj, windowThetas(w), L)
-		if err != nil {
-			v := measureVerdict(fmt.Errorf("window at step %d: %w", w[0].Step, err))
-			return nil, &v
+		out[i], bads[i] = measureTailWindow(obj, w, L)
+	})
+	for _, bad := range bads { // the first failing window, as in order
+		if bad != nil {
+			return nil, bad
 		}
-		if !(k.Beta > 0) {
-			v := theorems.Assumption("β = %.4g ≤ 0 at step %d after t0 contradicts ⟨θ, −∇𝓛⟩ = Lν > 0 (LL-B4): not a homogeneous model", k.Beta, w[0].Step)
-			return nil, &v
-		}
-		if !(k.SmoothedMargin > 0) {
-			v := theorems.Assumption("γ̃ = %v at step %d: not separated", k.SmoothedMargin, w[0].Step)
-			return nil, &v
-		}
-		tw := tailWindow{step: w[0].Step, s: math.Log(k.Rho), logGt: math.Log(k.SmoothedMargin),
-			logL: k.LogLoss, b: 1/(k.Beta*k.Beta) - 1, oneMinusB: 1 - k.Beta, eps: k.Epsilon / k.ThetaTildeNorm, del: k.Delta}
-		c8, err := LemmaC8Certificate(obj, w[0].Theta, L)
-		if err != nil {
-			v := measureVerdict(fmt.Errorf("window at step %d: %w", w[0].Step, err))
-			return nil, &v
-		}
-		t2 := k.ThetaTildeNorm * k.ThetaTildeNorm
-		tw.gap = k.L * k.L * k.Gap / t2
-		tw.d = k.L * c8.Delta / t2
-		tw.cert = tw.oneMinusB + tw.d
-		out = append(out, tw)
 	}
 	return out, nil
+}
+
+// measureTailWindow measures one window: smooth models at the window's
+// first record (a point: one iterate suffices), kinked ones over the whole
+// window (MeasureKKTWindowSVM; the tail reads the SVM multipliers, not the
+// NNLS ones); the Lemma C.8 certificate is taken at the window's first
+// record.
+func measureTailWindow(obj *train.Objective, w []train.Record, L float64) (tailWindow, *theorems.Verdict) {
+	k, err := MeasureKKTWindowSVM(obj, windowThetas(w), L)
+	if err != nil {
+		v := measureVerdict(fmt.Errorf("window at step %d: %w", w[0].Step, err))
+		return tailWindow{}, &v
+	}
+	if !(k.Beta > 0) {
+		v := theorems.Assumption("β = %.4g ≤ 0 at step %d after t0 contradicts ⟨θ, −∇𝓛⟩ = Lν > 0 (LL-B4): not a homogeneous model", k.Beta, w[0].Step)
+		return tailWindow{}, &v
+	}
+	if !(k.SmoothedMargin > 0) {
+		v := theorems.Assumption("γ̃ = %v at step %d: not separated", k.SmoothedMargin, w[0].Step)
+		return tailWindow{}, &v
+	}
+	tw := tailWindow{step: w[0].Step, s: math.Log(k.Rho), logGt: math.Log(k.SmoothedMargin),
+		logL: k.LogLoss, b: 1/(k.Beta*k.Beta) - 1, oneMinusB: 1 - k.Beta, eps: k.Epsilon / k.ThetaTildeNorm, del: k.Delta}
+	c8, err := LemmaC8Certificate(obj, w[0].Theta, L)
+	if err != nil {
+		v := measureVerdict(fmt.Errorf("window at step %d: %w", w[0].Step, err))
+		return tailWindow{}, &v
+	}
+	t2 := k.ThetaTildeNorm * k.ThetaTildeNorm
+	tw.gap = k.L * k.L * k.Gap / t2
+	tw.d = k.L * c8.Delta / t2
+	tw.cert = tw.oneMinusB + tw.d
+	return tw, nil
+}
+
+// Each runs f(obj, i) for every i in [0, n), in any order and possibly
+// concurrently, each call with an objective of its own for the same model,
+// loss, data and weights (train.Objective is not safe for concurrent use):
+// how a caller spreads the windows of a trajectory over its cores. The
+// windows are independent, so the verdicts are the same bits whatever Each
+// does.
+type Each func(n int, f func(obj *train.Objective, i int))
+
+// inOrder is the Each that runs every call in order on obj.
+func inOrder(obj *train.Objective) Each {
+	return func(n int, f func(*train.Objective, int)) {
+		for i := range n {
+			f(obj, i)
+		}
+	}
+}
+
+// Tail is a trajectory's windows after t0 measured once for the tail
+// bounds: LL-4.4 (KKTConvergence) and LL-A9 (BetaConvergence) read the
+// same windows, so a caller checking both measures them once.
+type Tail struct {
+	ws    []tailWindow
+	steps *descentCheck
+	L     float64
+	bad   *theorems.Verdict
+}
+
+// MeasureTail checks the setting and the descent-step identity of tr and
+// measures its windows after t0 through each (nil: in order on obj), for
+// Tail.KKTConvergence and Tail.BetaConvergence. L = 0 derives the order.
+func MeasureTail(obj *train.Objective, tr *train.Trajectory, L float64, each Each) *Tail {
+	ws, steps, L, bad := tailSetup(obj, tr, L, each)
+	return &Tail{ws: ws, steps: steps, L: L, bad: bad}
 }
 
 // tailResult is the outcome of the tail bounds on one residual.
@@ -231,12 +284,17 @@ func (r tailResult) decide(name string, steps *descentCheck, extra string) theor
 // consecutive records let the step identity be checked. L = 0 derives the
 // order.
 func KKTConvergence(obj *train.Objective, tr *train.Trajectory, L float64) theorems.Verdict {
-	ws, steps, L, bad := tailSetup(obj, tr, L)
-	if bad != nil {
-		return *bad
+	return MeasureTail(obj, tr, L, nil).KKTConvergence()
+}
+
+// KKTConvergence is LL-4.4 (the package function) on the measured tail.
+func (t *Tail) KKTConvergence() theorems.Verdict {
+	if t.bad != nil {
+		return *t.bad
 	}
+	ws := t.ws
 	first, last := ws[0], ws[len(ws)-1]
-	return gapDecision(ws, L, steps, "g", func(w tailWindow) float64 { return w.gap },
+	return gapDecision(ws, t.L, t.steps, "g", func(w tailWindow) float64 { return w.gap },
 		fmt.Sprintf("; ε/‖θ̃‖ %.4g → %.4g, δ %.4g → %.4g, d %.4g → %.4g", first.eps, last.eps, first.del, last.del, first.d, last.d))
 }
 
@@ -261,15 +319,20 @@ func KKTConvergence(obj *train.Objective, tr *train.Trajectory, L float64) theor
 // below it from the start on 194 of 300 cases: undecidable at this run
 // length; δ's part decays with 𝓛 and decides.)
 func BetaConvergence(obj *train.Objective, tr *train.Trajectory, L float64) theorems.Verdict {
-	ws, steps, L, bad := tailSetup(obj, tr, L)
-	if bad != nil {
-		return *bad
+	return MeasureTail(obj, tr, L, nil).BetaConvergence()
+}
+
+// BetaConvergence is LL-A9 (the package function) on the measured tail.
+func (t *Tail) BetaConvergence() theorems.Verdict {
+	if t.bad != nil {
+		return *t.bad
 	}
+	ws := t.ws
 	first, last := ws[0], ws[len(ws)-1]
 	if u := -first.logL; !(u > 0) {
 		return theorems.Assumption("log(1/𝓛) = %.4g ≤ 0 at the first window: δ = C₂/log(1/𝓛) is not defined", u)
 	}
-	return gapDecision(ws, L, steps, "g_C8", func(w tailWindow) float64 { return w.cert },
+	return gapDecision(ws, t.L, t.steps, "g_C8", func(w tailWindow) float64 { return w.cert },
 		fmt.Sprintf("; 1−β %.4g → %.4g, d %.4g → %.4g, log(1/𝓛) %.4g → %.4g", first.oneMinusB, last.oneMinusB, first.d, last.d, -first.logL, -last.logL))
 }
 
@@ -299,7 +362,7 @@ func gapDecision(ws []tailWindow, L float64, steps *descentCheck, name string, g
 
 // tailSetup checks the setting, the descent-step identity and measures the
 // windows (at least three after t0).
-func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWindow, *descentCheck, float64, *theorems.Verdict) {
+func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64, each Each) ([]tailWindow, *descentCheck, float64, *theorems.Verdict) {
 	_, L, bad := kktSetting(obj, L)
 	if bad != nil {
 		return nil, nil, 0, bad
@@ -312,7 +375,7 @@ func tailSetup(obj *train.Objective, tr *train.Trajectory, L float64) ([]tailWin
 	if v := steps.verdict(); v != nil {
 		return nil, nil, 0, v
 	}
-	ws, bad := measureTail(obj, tr, L)
+	ws, bad := measureTail(obj, tr, L, each)
 	if bad != nil {
 		return nil, nil, 0, bad
 	}

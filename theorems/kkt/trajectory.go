@@ -58,7 +58,7 @@ func measureAll(obj *train.Objective, tr *train.Trajectory, L float64) ([]*KKT, 
 	}
 	out := make([]*KKT, len(ws))
 	for i, w := range ws {
-		k, err := MeasureKKTWindow(obj, windowThetas(w), L)
+		k, err := MeasureKKTWindowSVM(obj, windowThetas(w), L)
 		if err != nil {
 			v := measureVerdict(fmt.Errorf("window at step %d: %w", w[0].Step, err))
 			return nil, 0, &v
