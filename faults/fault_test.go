@@ -132,3 +132,46 @@ func ExampleLookup() {
 	fmt.Println(f.Component, f.None())
 	// Output: reweighting false
 }
+
+// TestMissingZeroGradAccumulates: each step of the faulty GD is −η times
+// the sum of every gradient since the start, replayed here from the
+// objective's own gradients (∇𝓛 = e^{log 𝓛}·Dir); the first step is GD's.
+// Heavy ball is left alone.
+func TestMissingZeroGradAccumulates(t *testing.T) {
+	f, err := faults.Lookup("missing-zero-grad")
+	require.NoError(t, err)
+	obj, theta := problem(t)
+	const eta, steps = 0.1, 6
+	tr, err := train.Run(obj, f.Optimizer(mustGD(t)), append([]float64(nil), theta...), train.Config{Steps: steps, KeepTheta: true})
+	require.NoError(t, err)
+	require.Len(t, tr.Records, steps+1)
+	sum := make([]float64, len(theta))
+	for i := 0; i < steps; i++ {
+		th := tr.Records[i].Theta
+		ev, err := obj.Evaluate(th, true)
+		require.NoError(t, err)
+		for k, d := range ev.Dir {
+			sum[k] += math.Exp(ev.LogObjective) * d
+		}
+		for k := range th {
+			assert.InDelta(t, th[k]-eta*sum[k], tr.Records[i+1].Theta[k], 1e-14, "step %d, θ_%d", i, k)
+		}
+	}
+	gd, err := train.Run(obj, mustGD(t), append([]float64(nil), theta...), train.Config{Steps: 1})
+	require.NoError(t, err)
+	assert.Equal(t, gd.Theta, tr.Records[1].Theta, "the first step is GD's, bit for bit")
+
+	// A run continued through several Runs (train.RunWindows) keeps
+	// accumulating: Reset does not clear the buffer.
+	opt := f.Optimizer(mustGD(t))
+	th := append([]float64(nil), theta...)
+	for range 2 {
+		_, err = train.Run(obj, opt, th, train.Config{Steps: steps / 2})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, tr.Theta, th, "two runs of %d steps are one of %d", steps/2, steps)
+
+	hb, err := train.NewMomentum(0.1, 0.9)
+	require.NoError(t, err)
+	assert.Same(t, train.Optimizer(hb), f.Optimizer(hb), "heavy ball is not GD: left alone")
+}

@@ -3,6 +3,8 @@ package faults
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/implicitbias/implicitbias/train"
 )
 
@@ -91,6 +93,53 @@ func (s *stale) Step(obj *train.Objective, theta []float64, ev *train.Eval) (flo
 	copy(ev.Dir, s.prev)
 	s.prev, s.cur = s.cur, s.prev
 	return s.inner.Step(obj, theta, ev)
+}
+
+// accumulated is GD whose gradient buffer is never cleared (PyTorch's
+// missing optimizer.zero_grad()): step t moves θ by −η·Σ_{s≤t} ∇𝓛(θ_s),
+// the running sum of every gradient since the run's start. The first step
+// is GD's; from then on the early gradients dominate the step, the run is
+// undamped (d²θ/dt² = −∇𝓛 as η → 0), so the recorded steps are
+// not −η∇𝓛 and a least-squares run oscillates about the interpolator
+// instead of settling. The sum is kept in units of e^{scale}, scale the
+// largest log 𝓛 met so far, so that it stays finite where 𝓛 underflows.
+// Reset does not clear it: a buffer that is never cleared is cleared by no
+// run's start either, and train.RunWindows continues one run through
+// several Runs, each of which resets its optimizer (PyTorch's .grad lives
+// as long as the parameters; the properties build one optimizer per run).
+type accumulated struct {
+	wrapped
+	sum   []float64 // Σ_s ∇𝓛(θ_s)/e^{scale}
+	scale float64
+}
+
+func (a *accumulated) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
+	if len(a.sum) != len(ev.Dir) {
+		a.sum, a.scale = make([]float64, len(ev.Dir)), math.Inf(-1)
+	}
+	if l := ev.LogObjective; !math.IsInf(l, -1) {
+		if l > a.scale {
+			floats.Scale(math.Exp(a.scale-l), a.sum) // e^{−∞} = 0 at the first step
+			a.scale = l
+		}
+		floats.AddScaled(a.sum, math.Exp(l-a.scale), ev.Dir)
+	}
+	// The inner GD steps −e^{log η + LogObjective}·Dir: hand it the sum.
+	// Restored after the step (the objective owns ev).
+	dir, logObj := ev.Dir, ev.LogObjective
+	ev.Dir, ev.LogObjective = a.sum, a.scale
+	logEta, err := a.inner.Step(obj, theta, ev)
+	ev.Dir, ev.LogObjective = dir, logObj
+	return logEta, err
+}
+
+// withoutZeroGrad plants accumulated on GD; other optimizers are left
+// alone (the fault is GD's step on a buffer that is never cleared).
+func withoutZeroGrad(o train.Optimizer) train.Optimizer {
+	if _, ok := o.(*train.GD); !ok {
+		return o
+	}
+	return &accumulated{wrapped: wrapped{o}}
 }
 
 // unscaled drops the loss factor when leaving log domain: the step is

@@ -30,6 +30,11 @@ func Registry() []Fault {
 			},
 		},
 		{
+			Name: "missing-zero-grad", Component: "optimizer",
+			Effect:    "GD's gradient buffer is never cleared (PyTorch's missing optimizer.zero_grad()): each step is −η times the sum of every gradient since the start",
+			optimizer: withoutZeroGrad,
+		},
+		{
 			Name: "momentum-misindexed", Component: "optimizer",
 			Effect:    "heavy ball's velocity of coordinate 0 decays with β² instead of β",
 			optimizer: withMisindexedMomentum,

@@ -47,8 +47,8 @@ func TestReportInChromium(t *testing.T) {
 		require.NoError(t, err)
 		assert.Positive(t, n, "%s: no control drawn", id)
 	}
-	// 3 + 7 + 2 controls (LL-4.1: a too-large step, flow-error-underreported, tableau-b1-misplaced), each listed as caught.
-	assert.Equal(t, 12, strings.Count(dom, `<td class="caught">caught</td>`))
+	// 3 + 8 + 3 controls (LL-4.1: a too-large step, flow-error-underreported, tableau-b1-misplaced; ZD-T1 and LL-lin: missing-zero-grad among theirs), each listed as caught.
+	assert.Equal(t, 14, strings.Count(dom, `<td class="caught">caught</td>`))
 	for _, h := range []string{"command", "commit", "date", "runtime", "machine"} {
 		assert.Contains(t, dom, "<th>"+h+"</th>")
 	}

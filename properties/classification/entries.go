@@ -149,6 +149,7 @@ func sectionE() (es []properties.Entry) {
 		Figures: grwClassFigures,
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "as LL-lin, for every GRW scheme"},
+			{Fault: "missing-zero-grad", Why: "as LL-lin: GD's map replayed over the records disagrees from the second step on, for every GRW scheme"},
 			{Fault: "weights-ignored", Why: "the offset of θ − ŵ log T solves q_n η e^{−⟨z_n, w̃⟩} = α_n: the run settles at ERM's offset, not q's; with weights that move (χ², CVaR, schedules A1, A3) each segment's step has coefficients η Σ_t (−ℓ′) on the x_n, uniform-weighted, outside [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 			{Fault: "weights-squared", Why: "the run settles at the offset of q², not q's; with the schedules' moving weights each segment's coefficients leave [∫q_n dT·min slope, ∫q_n dT·max slope] of the recorded weights' integral"},
 			{Fault: "weights-ignored-reported", Why: "the run is ERM's and its records say so, which the direction check alone judges as an honest ERM run: the weights recomputed from the scheme's definition at the records (theorems.RecordedWeights) differ from the recorded ones"},
@@ -196,6 +197,7 @@ func sectionE() (es []properties.Entry) {
 		Figures:  klFigures,
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "as LL-lin, for every importance weighting"},
+			{Fault: "missing-zero-grad", Why: "as ZD-T7, for importance weights"},
 			{Fault: "weights-ignored", Why: "as ZD-T7, for importance weights"},
 			{Fault: "weights-ignored-reported", Why: "as ZD-T7: the recorded importance weights are not the case's"},
 			{Fault: "weights-squared", Why: "as ZD-T7, for importance weights"},

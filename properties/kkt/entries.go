@@ -221,9 +221,9 @@ func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems
 // check, so they are built here from one literal and share their cases
 // (the same generators at the same seeds) and their runs (stepRun, flowRun:
 // the runner's cache) by construction. rates are check's measured rates of
-// inconclusive cases on these runs; why says why it catches the
-// preconditioner.
-func trajectoryEntry(id string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, rates kktRates, why string) properties.Entry {
+// inconclusive cases on these runs; fcs are the faults it must catch, with
+// why.
+func trajectoryEntry(id string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, rates kktRates, fcs ...properties.FaultControl) properties.Entry {
 	return properties.Entry{Info: theorems.Info{ID: id}, Cases: 8,
 		Claims: []properties.Prop{
 			properties.Undecided(trajectoryProperty("GD, linear model, exp and logistic losses", stepRun, check, KKTLinear), rates.linearGD),
@@ -231,7 +231,7 @@ func trajectoryEntry(id string, check func(*KKTBuilt, *train.Trajectory) theorem
 			properties.Undecided(trajectoryProperty("gradient flow, linear, deep linear and x² nets", flowRun, check, KKTLinear, KKTDeepLinear, KKTQuad), rates.flows),
 		},
 		Controls: []properties.Prop{fixedDirectionProperty(check, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
-		Faults:   []properties.FaultControl{{Fault: "preconditioner", Why: why}},
+		Faults:   fcs,
 	}
 }
 
@@ -422,7 +422,9 @@ func Entries() (es []properties.Entry) {
 	beta := func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 		return kktth.BetaConvergence(b.Obj, tr, 0)
 	}
-	kktEntry := trajectoryEntry("LL-4.4", kkt, kktUndecided, "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry")
+	kktEntry := trajectoryEntry("LL-4.4", kkt, kktUndecided,
+		properties.FaultControl{Fault: "preconditioner", Why: "each recorded step differs from −η∇𝓛 far beyond rounding (the identity LL Lemma C.9 and (22) rest on), and the deep limits are KKT points of another geometry"},
+		properties.FaultControl{Fault: "missing-zero-grad", Why: "from the second step on each step is −η times the sum of every gradient so far, not −η∇𝓛: the identity LL Lemma C.9 and (22) rest on fails far beyond rounding"})
 	kktEntry.Figures = kktFigures(planRun.run)
 	es = append(es, kktEntry)
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C8"}, Cases: 100,
@@ -468,7 +470,9 @@ func Entries() (es []properties.Entry) {
 			{Fault: "degree-plus-one", Why: "the MFCQ witness identity ⟨θ̃, ∇q_n⟩ = L·q_n uses the declared L"},
 		},
 	})
-	es = append(es, trajectoryEntry("LL-A9", beta, betaUndecided, "as LL-4.4"))
+	es = append(es, trajectoryEntry("LL-A9", beta, betaUndecided,
+		properties.FaultControl{Fault: "preconditioner", Why: "as LL-4.4"},
+		properties.FaultControl{Fault: "missing-zero-grad", Why: "as LL-4.4"}))
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-C10"}, Cases: 8,
 		Claims: []properties.Prop{properties.Property[KKTCase]{Name: "GD recorded densely (a 16-step window every 200 steps), all section-C families", Gen: GenKKT(KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
 			b, tr, err := dense(r, x)
@@ -494,6 +498,7 @@ func Entries() (es []properties.Entry) {
 		}, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "the windows' steps are not −η∇𝓛: Cor C.10's premise fails"},
+			{Fault: "missing-zero-grad", Why: "the windows' steps are −η times the sum of every gradient so far, not −η∇𝓛: Cor C.10's premise fails"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
@@ -519,6 +524,7 @@ func Entries() (es []properties.Entry) {
 		}}},
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "the limit direction is the preconditioned geometry's max-margin direction, 0.4 rad from the SVM: θ − ŵ log T grows like log T instead of settling at the computed offset"},
+			{Fault: "missing-zero-grad", Why: "from the second step on each step is −η times the sum of every gradient so far: GD's map replayed over the records and GD's modified flow disagree far beyond their bounds"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-4.5"}, Cases: 8,
@@ -550,6 +556,7 @@ func Entries() (es []properties.Entry) {
 		}}},
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "the recorded GD steps are not −η∇𝓛 (the descent-step identity)"},
+			{Fault: "missing-zero-grad", Why: "from the second step on the recorded GD steps are −η times the sum of every gradient so far, not −η∇𝓛 (the descent-step identity)"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-I1"}, Cases: 100,

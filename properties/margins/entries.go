@@ -116,6 +116,7 @@ func Entries() (es []properties.Entry) {
 		Controls: []properties.Prop{properties.Drops("step-size", gdProperty("too-large η: GD with η = max(100/κ, ρ₀/‖∇𝓛‖) at every step", c2Flows, nil, &overStep{}))},
 		Faults: []properties.FaultControl{
 			{Fault: "preconditioner", Why: "Thm 4.2 is about gradient descent: the recorded steps are not −η∇𝓛 (the descent-step identity)"},
+			{Fault: "missing-zero-grad", Why: "Thm 4.2 is about gradient descent: from the second step on the recorded steps are −η times the sum of every gradient so far, not −η∇𝓛 (the descent-step identity)"},
 		},
 	})
 	rates := func(name string, minModel int, opt string) properties.Property[RateRunCase] {

@@ -378,6 +378,7 @@ func Entries() (es []properties.Entry) {
 			{Fault: "weights-ignored", Why: "the limit is weight-free but the first steps are not: GD replayed from the recorded weights disagrees"},
 			{Fault: "weights-squared", Why: "GD replayed from the recorded weights disagrees with the run's first steps"},
 			{Fault: "sample-dropped", Why: "the run interpolates the other samples only"},
+			{Fault: "missing-zero-grad", Why: "from the second step on each step is −η times the sum of every gradient so far: GD replayed from the recorded iterates and weights disagrees with the first steps"},
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "ZD-span"}, Cases: 100,
