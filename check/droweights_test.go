@@ -1,14 +1,11 @@
 package check
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/implicitbias/implicitbias/faults"
-	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -25,37 +22,8 @@ func TestDROWitness(t *testing.T) {
 	for c := range 48 {
 		spec := []string{"cvar", "cvar:0.3", "cvar:0.7"}[c%3]
 		data := twoClasses(uint64(5+c), 8, 5+c%9, 2+c%3, 0.3, 0.2)
-		run := func(fault string) *Trajectory {
-			model, obj := logisticRun(t, "linear", data)
-			f, err := faults.Lookup(fault)
-			require.NoError(t, err)
-			f.Objective(obj)
-			w, err := train.ParseWeighting(spec, nil)
-			require.NoError(t, err)
-			tr, err := train.Run(obj, optimizer(t, "gd", 0.2), make([]float64, model.NumParams()), train.Config{Steps: 400, Every: 20, KeepTheta: true, Weighting: w, KeepWeights: true})
-			require.NoError(t, err)
-			ft, err := FromTrain(tr, model, data)
-			require.NoError(t, err)
-			return ft
-		}
-		zdT7 := func(ft *Trajectory, scheme string) theorems.Verdict {
-			ft.Scheme = scheme
-			var buf bytes.Buffer
-			require.NoError(t, WriteNPZ(&buf, ft))
-			back, err := ReadNPZ(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-			require.NoError(t, err)
-			m, err := MapModel(back)
-			require.NoError(t, err)
-			model, err := models.Parse(m.Spec, m.In)
-			require.NoError(t, err)
-			l, err := LossFor("logistic", 1)
-			require.NoError(t, err)
-			d, err := Data(back, l)
-			require.NoError(t, err)
-			rep, err := Check(back, model, d, Options{Loss: "logistic", Only: []string{theorems.ZD_T7}})
-			require.NoError(t, err)
-			return verdictOf(t, rep, theorems.ZD_T7)
-		}
+		run := func(fault string) *Trajectory { return grwRun(t, data, spec, fault) }
+		zdT7 := func(ft *Trajectory, scheme string) theorems.Verdict { return zdT7Stated(t, ft, scheme) }
 		clean := run("")
 		plain, witnessed := zdT7(clean, ""), zdT7(clean, spec)
 		assert.Equal(t, plain.String(), witnessed.String(), "%s, case %d: the weights are the scheme's: ZD-T7 as without the field", spec, c)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/faults"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -23,38 +24,8 @@ import (
 // field closes (issue 32).
 func TestSchemeWitness(t *testing.T) {
 	data := twoClasses(5, 8, 7, 3, 0.3, 0.2)
-	run := func(fault string) *Trajectory {
-		model, obj := logisticRun(t, "linear", data)
-		f, err := faults.Lookup(fault)
-		require.NoError(t, err)
-		f.Objective(obj)
-		w, err := train.ParseWeighting("iw", nil)
-		require.NoError(t, err)
-		tr, err := train.Run(obj, optimizer(t, "gd", 0.2), make([]float64, 3), train.Config{Steps: 400, Every: 20, KeepTheta: true, Weighting: w, KeepWeights: true})
-		require.NoError(t, err)
-		ft, err := FromTrain(tr, model, data)
-		require.NoError(t, err)
-		return ft
-	}
-	zdT7 := func(ft *Trajectory, scheme string) theorems.Verdict {
-		ft.Scheme = scheme
-		var buf bytes.Buffer
-		require.NoError(t, WriteNPZ(&buf, ft))
-		back, err := ReadNPZ(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-		require.NoError(t, err)
-		require.Equal(t, scheme, back.Scheme, "the field survives the round trip")
-		m, err := MapModel(back)
-		require.NoError(t, err)
-		model, err := models.Parse(m.Spec, m.In)
-		require.NoError(t, err)
-		l, err := LossFor("logistic", 1)
-		require.NoError(t, err)
-		d, err := Data(back, l)
-		require.NoError(t, err)
-		rep, err := Check(back, model, d, Options{Loss: "logistic", Only: []string{theorems.ZD_T7}})
-		require.NoError(t, err)
-		return verdictOf(t, rep, theorems.ZD_T7)
-	}
+	run := func(fault string) *Trajectory { return grwRun(t, data, "iw", fault) }
+	zdT7 := func(ft *Trajectory, scheme string) theorems.Verdict { return zdT7Stated(t, ft, scheme) }
 	clean := run("")
 	plain := zdT7(clean, "")
 	witnessed := zdT7(clean, "iw")
@@ -80,6 +51,47 @@ func TestSchemeWitness(t *testing.T) {
 	assert.NotEqual(t, theorems.Violated, v.Status, "without the field the run is an honest ERM run: %s", v)
 	v = zdT7(honest, "erm")
 	assert.NotContains(t, v.Detail, "not the scheme's", "the run is ERM, and says so")
+}
+
+// grwRun trains the linear model on data by GD under the scheme spec
+// with the fault planted ("" none) and exports the run as a file would
+// record it: θ and the weights every 20 steps.
+func grwRun(t *testing.T, data *dataset.Dataset, spec, fault string) *Trajectory {
+	t.Helper()
+	model, obj := logisticRun(t, "linear", data)
+	f, err := faults.Lookup(fault)
+	require.NoError(t, err)
+	f.Objective(obj)
+	w, err := train.ParseWeighting(spec, nil)
+	require.NoError(t, err)
+	tr, err := train.Run(obj, optimizer(t, "gd", 0.2), make([]float64, model.NumParams()), train.Config{Steps: 400, Every: 20, KeepTheta: true, Weighting: w, KeepWeights: true})
+	require.NoError(t, err)
+	ft, err := FromTrain(tr, model, data)
+	require.NoError(t, err)
+	return ft
+}
+
+// zdT7Stated writes ft with the scheme it states, reads it back as check
+// does and returns ZD-T7's verdict.
+func zdT7Stated(t *testing.T, ft *Trajectory, scheme string) theorems.Verdict {
+	t.Helper()
+	ft.Scheme = scheme
+	var buf bytes.Buffer
+	require.NoError(t, WriteNPZ(&buf, ft))
+	back, err := ReadNPZ(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	require.NoError(t, err)
+	require.Equal(t, scheme, back.Scheme, "the field survives the round trip")
+	m, err := MapModel(back)
+	require.NoError(t, err)
+	model, err := models.Parse(m.Spec, m.In)
+	require.NoError(t, err)
+	l, err := LossFor("logistic", 1)
+	require.NoError(t, err)
+	d, err := Data(back, l)
+	require.NoError(t, err)
+	rep, err := Check(back, model, d, Options{Loss: "logistic", Only: []string{theorems.ZD_T7}})
+	require.NoError(t, err)
+	return verdictOf(t, rep, theorems.ZD_T7)
 }
 
 // TestReadScheme: the field's bad input is one error naming it.
