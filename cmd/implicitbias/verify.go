@@ -23,8 +23,8 @@ import (
 
 const verifyUsage = `implicitbias verify [--only IDs] [--seed N] [--budget quick|standard|long] [--json] [--report DIR] [--shard I/N]
                    [--sweep-store DIR [--sweep-shard I/N]]
-implicitbias verify --faults [--only IDs] [--seed N] [--json]
-implicitbias verify --engine 'CMD ARGS' [--engine-timeout D] [--faults] [--only IDs] [--seed N] [--json]
+implicitbias verify --faults [--fault NAMES] [--only IDs] [--seed N] [--json]
+implicitbias verify --engine 'CMD ARGS' [--engine-timeout D] [--faults [--fault NAMES]] [--only IDs] [--seed N] [--json]
 implicitbias verify --hunt ID --drop HYPOTHESIS [--seed N]
 
 Runs every registered catalog check on cases generated from the seed and
@@ -61,6 +61,8 @@ its bound, and how many negative controls the check caught.
                  of cases the check reported violated (--json: one object per
                  pair, {"fault", "claim", "cases", "violated", "caught"});
                  exit status 1 if a pair is caught in less than 95%
+  --fault NAMES  with --faults: only these faults (comma-separated registry
+                 names, e.g. missing-zero-grad)
   --engine CMD   property-test another engine: start CMD once and send it the
                  runs of the claims the engine protocol expresses (docs/engines.md);
                  the other claims are listed as not-applicable, never as passes;
@@ -100,6 +102,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	hunt := fs.String("hunt", "", "")
 	drop := fs.String("drop", "", "")
 	faultPower := fs.Bool("faults", false, "")
+	faultNames := fs.String("fault", "", "")
 	caseLine := fs.String("case", "", "")
 	failDir := fs.String("failures", defaultFailures, "")
 	engineCmd := fs.String("engine", "", "")
@@ -107,8 +110,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
-	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures", "engine"); err != nil {
+	if err := nonEmpty(fs, "only", "report", "shard", "case", "failures", "engine", "fault"); err != nil {
 		return fail(stderr, "verify", err)
+	}
+	if *faultNames != "" && !*faultPower {
+		return fail(stderr, "verify", fmt.Errorf("--fault picks the faults of --faults; add --faults"))
 	}
 	if *reportDir != "" {
 		if err := report.CheckDir(*reportDir); err != nil {
@@ -167,6 +173,15 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if *caseLine != "" {
 		return runCase(runner, entries, *caseLine, stdout, stderr)
+	}
+	if *faultNames != "" {
+		catalog, err := suite.Select("")
+		if err != nil {
+			return fail(stderr, "verify", err)
+		}
+		if entries, err = keepFaults(entries, catalog, *faultNames); err != nil { // faultselect.go
+			return fail(stderr, "verify", err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
