@@ -79,9 +79,12 @@ func (l *conv2d) auxSize() int { return 0 }
 func (l *conv2d) colSize() int { return l.ho * l.wo * l.window() }
 
 // scratchSize holds, for n ≥ 1 samples' worth, Wᵀ and a block of im2col
-// rows in the forward pass, a block of im2col rows and its ∂col in the
-// backward pass.
-func (l *conv2d) scratchSize() int { return 2 * max(l.ho*l.wo, l.cout) * l.window() }
+// rows in the forward pass, a block of im2col rows, its ∂col and (with a
+// pooling fused, see poolOut) the block's output gradient in the backward
+// pass.
+func (l *conv2d) scratchSize() int {
+	return 2*max(l.ho*l.wo, l.cout)*l.window() + l.ho*l.wo*l.cout
+}
 
 // span returns, for output coordinate o along an axis of n inputs with
 // padding p, the first input coordinate of the window and the range
@@ -191,17 +194,19 @@ func (l *conv2d) blockSamples() int {
 // packing it again for every block; with one filter (Cout = 1) MulABt is
 // a matrix times a vector, in its own lane order, and runs as such.
 func (l *conv2d) forward(p, in, out, _, scratch []float64, n int) {
-	l.forwardAct(p, in, out, scratch, n, false)
+	l.forwardAct(p, in, out, scratch, n, false, poolOut{})
 }
 
 // forwardReLU is forward followed by a ReLU layer's forward pass, in place
 // on out: on each block while it is in cache (in the product's epilogue
 // when there is no bias), the values of forward then ReLU.
 func (l *conv2d) forwardReLU(p, in, out, scratch []float64, n int) {
-	l.forwardAct(p, in, out, scratch, n, true)
+	l.forwardAct(p, in, out, scratch, n, true, poolOut{})
 }
 
-func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
+// forwardAct is forward, then ReLU when relu is set, then, when po.l is not
+// nil, po.l's forward pass on each block while it is in cache.
+func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po poolOut) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	w := p[:l.nw()]
 	var wt []float64
@@ -221,16 +226,16 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 			linalg.MulABt(rows, l.cout, win, col, win, w, win, y, l.cout, false)
 		case relu && !l.bias:
 			linalg.MulABReLU(rows, l.cout, win, col, win, wt, l.cout, y, l.cout)
-			continue
 		default:
 			linalg.MulAB(rows, l.cout, win, col, win, wt, l.cout, y, l.cout, false)
 		}
 		if l.bias {
 			addBias(y, p[l.nw():])
 		}
-		if relu {
+		if relu && (l.bias || wt == nil) {
 			linalg.ReLU(y, nil, y)
 		}
+		po.forward(y, s0, nb)
 	}
 }
 
@@ -243,12 +248,26 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 // rows are written again from in (the forward pass's input), the same
 // values the forward pass used.
 func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
+	l.backwardPool(p, in, gOut, gIn, gp, scratch, n, poolOut{})
+}
+
+// backwardPool is backward when po.l is nil; else gOut is the gradient
+// with respect to po's outputs (po.y), and each block's gradient with
+// respect to this layer's outputs is written first, in cache, by po.l's
+// backward pass and that of the ReLU between them (see poolOut).
+func (l *conv2d) backwardPool(p, in, gOut, gIn, gp, scratch []float64, n int, po poolOut) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	bs := l.blockSamples()
 	for s0 := 0; s0 < n; s0 += bs {
 		nb := min(bs, n-s0)
 		rows := nb * per
-		g := gOut[s0*per*l.cout : (s0*per+rows)*l.cout]
+		var g []float64
+		if po.l == nil {
+			g = gOut[s0*per*l.cout : (s0*per+rows)*l.cout]
+		} else {
+			g = scratch[2*rows*win : 2*rows*win+rows*l.cout]
+			po.backward(gOut, g, s0, nb)
+		}
 		col := scratch[:rows*win]
 		l.im2col(in[s0*in0:], col, nb)
 		linalg.MulAtB(l.cout, win, rows, g, l.cout, col, win, gp[:l.nw()], win, s0 > 0)

@@ -13,14 +13,22 @@ import (
 // several filters (the forward product on Wᵀ packed once) and with one
 // (a matrix times a vector).
 func TestConv2DBlocksBitIdentical(t *testing.T) {
-	for _, spec := range []string{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", "cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias"} {
-		t.Run(spec, func(t *testing.T) { testConv2DBlocks(t, spec) })
+	for _, tc := range []struct {
+		spec string
+		in   int
+	}{
+		{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", 9 * 7 * 2},
+		{"cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias", 9 * 7 * 2},
+		// Both stages conv+ReLU+2×2 max pooling (poolOut).
+		{"cnn2d:8x6x2:relu:4c3-max2,3c2-max2:6:3+bias@1", 8 * 6 * 2},
+	} {
+		t.Run(tc.spec, func(t *testing.T) { testConv2DBlocks(t, tc.spec, tc.in) })
 	}
 }
 
-func testConv2DBlocks(t *testing.T, spec string) {
+func testConv2DBlocks(t *testing.T, spec string, in int) {
 	const n = 5
-	m, err := Parse(spec, 9*7*2)
+	m, err := Parse(spec, in)
 	if err != nil {
 		t.Fatal(err)
 	}
