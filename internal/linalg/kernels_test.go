@@ -85,6 +85,9 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// columns (packCols 256) the last with a narrow sliver, the last
 		// tile partial.
 		{199, 263, 259},
+		// Three blocks of l with A in place (the blocks of columns the
+		// outer loop), the last tile partial, a narrow last sliver.
+		{101, 45, 530},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})
