@@ -78,10 +78,10 @@ func (l *conv2d) auxSize() int { return 0 }
 // colSize is the length of a sample's im2col rows.
 func (l *conv2d) colSize() int { return l.ho * l.wo * l.window() }
 
-// scratchSize holds, for n ≥ 1 samples' worth, Wᵀ and a block of im2col
-// rows in the forward pass, a block of im2col rows, its ∂col and (with a
-// pooling fused, see poolOut) the block's output gradient in the backward
-// pass.
+// scratchSize holds, for n ≥ 1 samples' worth, Wᵀ, a block of im2col rows
+// and (with a pooling fused, see poolOut) the block's output in the
+// forward pass, a block of im2col rows, its ∂col and (with a pooling
+// fused) the block's output gradient in the backward pass.
 func (l *conv2d) scratchSize() int {
 	return 2*max(l.ho*l.wo, l.cout)*l.window() + l.ho*l.wo*l.cout
 }
@@ -205,7 +205,8 @@ func (l *conv2d) forwardReLU(p, in, out, scratch []float64, n int) {
 }
 
 // forwardAct is forward, then ReLU when relu is set, then, when po.l is not
-// nil, po.l's forward pass on each block while it is in cache.
+// nil, po.l's forward pass on each block while it is in cache; out is not
+// written then: each block's output goes to scratch (see poolOut).
 func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po poolOut) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	w := p[:l.nw()]
@@ -219,7 +220,12 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po 
 		nb := min(bs, n-s0)
 		rows := nb * per
 		col := cols[:rows*win]
-		y := out[s0*per*l.cout : (s0*per+rows)*l.cout]
+		var y []float64
+		if po.l == nil {
+			y = out[s0*per*l.cout : (s0*per+rows)*l.cout]
+		} else {
+			y = cols[rows*win:][:rows*l.cout]
+		}
 		l.im2col(in[s0*in0:], col, nb)
 		switch {
 		case wt == nil:
@@ -237,6 +243,7 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po 
 		}
 		po.forward(y, s0, nb)
 	}
+	po.finish(n)
 }
 
 // backward accumulates ∂W = gOutᵀ·col (Cout×window) block of samples by

@@ -66,12 +66,20 @@ func TestFusedDenseReLUBitIdentical(t *testing.T) {
 			gOut[i] = r.NormFloat64()
 		}
 		var outs, grads [2][]float64
+		var pats [2][]byte
 		for k, net := range []*Network{fused, plain} {
 			ws := net.NewWorkspace(tc.n)
+			// The kink patterns of a batch of n, then of n−1 on the same
+			// workspace (whose bits past the batch must not leak in).
+			for _, m := range []int{tc.n, tc.n - 1} {
+				net.Forward(ws, theta, x, m)
+				pats[k] = net.Pattern(ws, pats[k])
+			}
 			outs[k] = append([]float64(nil), net.Forward(ws, theta, x, tc.n)...)
 			grads[k] = make([]float64, net.NumParams())
 			net.Backward(ws, theta, gOut, grads[k])
 		}
+		require.Equal(t, pats[1], pats[0], "%s: kink patterns", tc.spec)
 		for k, pair := range [][2][]float64{{outs[0], outs[1]}, {grads[0], grads[1]}} {
 			for i := range pair[0] {
 				if math.Float64bits(pair[0][i]) != math.Float64bits(pair[1][i]) {

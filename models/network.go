@@ -148,6 +148,7 @@ type netWorkspace struct {
 	outs    [][]float64 // output of each layer, cap×out
 	aux     [][]float64 // what each layer keeps for backward
 	scratch []float64
+	kinks   [][]byte  // a fused stage's ReLU pattern, by layer (see poolOut)
 	ga, gb  []float64 // ping-pong gradient buffers, cap×maxDim
 	x       []float64 // input of the last Forward
 	n       int       // batch size of the last Forward
@@ -164,11 +165,19 @@ func (net *Network) NewWorkspace(n int) Workspace {
 	maxDim, maxScratch := net.in, 0
 	for i, l := range net.layers {
 		_, out := l.dims()
-		if i > 0 && net.fused[i-1] {
+		var kinks []byte
+		switch {
+		case net.fusedPool[i]:
+			ws.outs = append(ws.outs, nil) // never written (see poolOut)
+		case i > 0 && net.fused[i-1]:
 			ws.outs = append(ws.outs, ws.outs[i-1]) // the fused pair's one buffer
-		} else {
+			if net.fusedPool[i-1] {
+				kinks = make([]byte, n*out/8+1)
+			}
+		default:
 			ws.outs = append(ws.outs, make([]float64, n*out))
 		}
+		ws.kinks = append(ws.kinks, kinks)
 		ws.aux = append(ws.aux, make([]float64, n*l.auxSize()))
 		maxDim = max(maxDim, out)
 		maxScratch = max(maxScratch, l.scratchSize())
@@ -205,7 +214,7 @@ func (net *Network) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	for i := 0; i < len(net.layers); i++ {
 		l := net.layers[i]
 		if net.fusedPool[i] {
-			po := poolOut{l: net.layers[i+2].(*pool2d), y: ws.outs[i+2], arg: ws.aux[i+2]}
+			po := poolOut{l: net.layers[i+2].(*pool2d), y: ws.outs[i+2], arg: ws.aux[i+2], kinks: ws.kinks[i+1]}
 			l.(*conv2d).forwardAct(net.params(theta, i), in, ws.outs[i], ws.scratch, n, true, po)
 			i += 2 // the ReLU and the pooling are done too
 		} else if net.fused[i] {
@@ -293,6 +302,12 @@ func (net *Network) Pattern(w Workspace, dst []byte) []byte {
 	ws := net.workspace(w, 0)
 	in := ws.x
 	for i, l := range net.layers {
+		if k := ws.kinks[i]; k != nil {
+			// A fused stage's ReLU: its input was never stored.
+			dst = append(dst, k[:ws.n*l.(*actLayer).dim/8+1]...)
+			in = ws.outs[i]
+			continue
+		}
 		dst = l.pattern(in, ws.aux[i], ws.n, dst)
 		in = ws.outs[i]
 	}

@@ -38,6 +38,7 @@ func main() {
 	pool4()
 	pool4x256()
 	sumRows256()
+	positiveBits256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -1319,6 +1320,39 @@ pk6_loop:
 	DECQ CX
 	JNZ pk6_loop
 pk6_done:
+	VZEROUPPER
+	RET`)
+}
+
+// positiveBits256 writes positiveBits256, the AVX2 version of
+// positiveBitsGeneric on whole bytes: 8 values a byte, each compared with
+// +0 by VCMPPD's ordered greater-than (false for NaN and ±0, as v > 0),
+// the four comparisons of a register gathered by VMOVMSKPD.
+func positiveBits256() {
+	p(`
+// func positiveBits256(dst *byte, y *float64, bytes int)
+TEXT ·positiveBits256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ bytes+16(FP), CX
+	TESTQ CX, CX
+	JEQ pbits_done
+	VXORPD Y2, Y2, Y2
+pbits_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VCMPPD $0x1e, Y2, Y0, Y0
+	VCMPPD $0x1e, Y2, Y1, Y1
+	VMOVMSKPD Y0, AX
+	VMOVMSKPD Y1, BX
+	SHLQ $4, BX
+	ORQ BX, AX
+	MOVB AX, (DI)
+	ADDQ $64, SI
+	INCQ DI
+	DECQ CX
+	JNZ pbits_loop
+pbits_done:
 	VZEROUPPER
 	RET`)
 }

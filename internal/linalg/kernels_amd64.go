@@ -98,6 +98,7 @@ var avx512Set = &kernelSet{
 	add:         func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
 	sumRows:     sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
 	unpool4ReLU: unpool4ReLUAVX2,
+	posBits:     positiveBitsAVX2, // AVX2 instructions, as sumRows
 	vec:         8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
@@ -124,6 +125,7 @@ var avx2Set = &kernelSet{
 	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
 	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
 	sumRows:  sumRowsAVX2,
+	posBits:  positiveBitsAVX2,
 	vec:      4,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		v := len(y) &^ 3
@@ -361,4 +363,18 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+//go:noescape
+func positiveBits256(dst *byte, y *float64, bytes int)
+
+// positiveBitsAVX2 is kernelSet.posBits.
+func positiveBitsAVX2(dst []byte, y []float64) {
+	if len(dst) == 0 {
+		return
+	}
+	if len(y) < 8*len(dst) {
+		panic("linalg: PositiveBits past y")
+	}
+	positiveBits256(&dst[0], &y[0], len(dst))
 }

@@ -3993,6 +3993,32 @@ sr1_store:
 	VZEROUPPER
 	RET
 
+// func positiveBits256(dst *byte, y *float64, bytes int)
+TEXT ·positiveBits256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ bytes+16(FP), CX
+	TESTQ CX, CX
+	JEQ pbits_done
+	VXORPD Y2, Y2, Y2
+pbits_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VCMPPD $0x1e, Y2, Y0, Y0
+	VCMPPD $0x1e, Y2, Y1, Y1
+	VMOVMSKPD Y0, AX
+	VMOVMSKPD Y1, BX
+	SHLQ $4, BX
+	ORQ BX, AX
+	MOVB AX, (DI)
+	ADDQ $64, SI
+	INCQ DI
+	DECQ CX
+	JNZ pbits_loop
+pbits_done:
+	VZEROUPPER
+	RET
+
 // func fmaPeak512(n int)
 TEXT ·fmaPeak512(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX
