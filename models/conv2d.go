@@ -235,10 +235,10 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po 
 		default:
 			linalg.MulAB(rows, l.cout, win, col, win, wt, l.cout, y, l.cout, false)
 		}
-		if l.bias {
-			addBias(y, p[l.nw():])
-		}
-		if relu && (l.bias || wt == nil) {
+		switch {
+		case l.bias:
+			linalg.AddRows(y, p[l.nw():], rows, relu)
+		case relu && wt == nil:
 			linalg.ReLU(y, nil, y)
 		}
 		po.forward(y, s0, nb)
@@ -287,13 +287,6 @@ func (l *conv2d) backwardPool(p, in, gOut, gIn, gp, scratch []float64, n int, po
 		gcol := scratch[rows*win : 2*rows*win]
 		linalg.MulAB(rows, win, l.cout, g, l.cout, p[:l.nw()], win, gcol, win, false)
 		l.col2im(gcol, gIn[s0*in0:], nb)
-	}
-}
-
-// addBias adds b to every row of m (len(m) a multiple of len(b)).
-func addBias(m, b []float64) {
-	for r := 0; r < len(m); r += len(b) {
-		linalg.Add(m[r:r+len(b)], b)
 	}
 }
 

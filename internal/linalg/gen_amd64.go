@@ -39,6 +39,7 @@ func main() {
 	pool4x256()
 	sumRows256()
 	positiveBits256()
+	addRows256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -1320,6 +1321,52 @@ pk6_loop:
 	DECQ CX
 	JNZ pk6_loop
 pk6_done:
+	VZEROUPPER
+	RET`)
+}
+
+// addRows256 writes addRows256, the AVX2 version of addRowsGeneric on the
+// first cols/4·4 columns of every row (the caller does the rest): each
+// entry m + b by VADDPD, then, with relu, kept where VCMPPD's ordered
+// greater-than +0 holds and +0 elsewhere (NaN and ±0 give +0), reluGeneric's
+// values.
+func addRows256() {
+	p(`
+// func addRows256(m, b *float64, ld, rows, quads, relu int)
+TEXT ·addRows256(SB), NOSPLIT, $0-48
+	MOVQ m+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	MOVQ quads+32(FP), R8
+	MOVQ relu+40(FP), R9
+	TESTQ CX, CX
+	JEQ ar_done
+	TESTQ R8, R8
+	JEQ ar_done
+	VXORPD Y2, Y2, Y2
+ar_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, BX
+ar_col:
+	VMOVUPD (R10), Y0
+	VADDPD (R11), Y0, Y0
+	TESTQ R9, R9
+	JEQ ar_store
+	VCMPPD $0x1e, Y2, Y0, Y1
+	VANDPD Y1, Y0, Y0
+ar_store:
+	VMOVUPD Y0, (R10)
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ BX
+	JNZ ar_col
+	ADDQ DX, DI
+	DECQ CX
+	JNZ ar_row
+ar_done:
 	VZEROUPPER
 	RET`)
 }

@@ -99,6 +99,7 @@ var avx512Set = &kernelSet{
 	sumRows:     sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
 	unpool4ReLU: unpool4ReLUAVX2,
 	posBits:     positiveBitsAVX2, // AVX2 instructions, as sumRows
+	addRows:     addRowsAVX2,
 	vec:         8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
@@ -126,6 +127,7 @@ var avx2Set = &kernelSet{
 	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
 	sumRows:  sumRowsAVX2,
 	posBits:  positiveBitsAVX2,
+	addRows:  addRowsAVX2,
 	vec:      4,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		v := len(y) &^ 3
@@ -377,4 +379,19 @@ func positiveBitsAVX2(dst []byte, y []float64) {
 		panic("linalg: PositiveBits past y")
 	}
 	positiveBits256(&dst[0], &y[0], len(dst))
+}
+
+//go:noescape
+func addRows256(m, b *float64, ld, rows, quads, relu int)
+
+// addRowsAVX2 is kernelSet.addRows: the kernel on whole quads of columns,
+// Go on the rest.
+func addRowsAVX2(m, b []float64, rows, cols int, relu bool) {
+	q := cols / 4
+	addRows256(&m[0], &b[0], cols, rows, q, b2i(relu))
+	if q*4 < cols {
+		for r := 0; r < rows; r++ {
+			addRowsGeneric(m[r*cols+4*q:], b[4*q:cols], 1, cols, relu)
+		}
+	}
 }

@@ -4019,6 +4019,44 @@ pbits_done:
 	VZEROUPPER
 	RET
 
+// func addRows256(m, b *float64, ld, rows, quads, relu int)
+TEXT ·addRows256(SB), NOSPLIT, $0-48
+	MOVQ m+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	MOVQ quads+32(FP), R8
+	MOVQ relu+40(FP), R9
+	TESTQ CX, CX
+	JEQ ar_done
+	TESTQ R8, R8
+	JEQ ar_done
+	VXORPD Y2, Y2, Y2
+ar_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, BX
+ar_col:
+	VMOVUPD (R10), Y0
+	VADDPD (R11), Y0, Y0
+	TESTQ R9, R9
+	JEQ ar_store
+	VCMPPD $0x1e, Y2, Y0, Y1
+	VANDPD Y1, Y0, Y0
+ar_store:
+	VMOVUPD Y0, (R10)
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ BX
+	JNZ ar_col
+	ADDQ DX, DI
+	DECQ CX
+	JNZ ar_row
+ar_done:
+	VZEROUPPER
+	RET
+
 // func fmaPeak512(n int)
 TEXT ·fmaPeak512(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX

@@ -65,6 +65,8 @@ type kernelSet struct {
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
 	// unpool4ReLU, when not nil, is Unpool4ReLU on the whole slices.
 	unpool4ReLU func(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64)
+	// addRows, when not nil, is AddRows on rows ≥ 1, cols ≥ 1.
+	addRows func(m, b []float64, rows, cols int, relu bool)
 	// posBits, when not nil, is PositiveBits on whole bytes.
 	posBits func(dst []byte, y []float64)
 	// vm names the assembly of Exp and Log (vmath.go), called directly
