@@ -389,7 +389,11 @@ g6_tile:
 	p("\tJNE g6_relu")
 	p("\tTESTQ $4, flags+72(FP)")
 	p("\tJNE g6_mask")
+	p("\tTESTQ $8, flags+72(FP)")
+	p("\tJNE g6_stream")
 	g6store("g6", nil)
+	p("g6_stream:")
+	g6store("g6n", nil)
 	p("g6_relu:")
 	g6store("g6r", func(r int) {
 		p("\tVCMPPD $0x1e, Y12, Y%d, Y14", r)
@@ -432,6 +436,12 @@ g6_tile:
 	p("\tMOVQ AX, m+88(FP)")
 	p("\tJMP g6_tile")
 	p("g6_ret:")
+	// Non-temporal stores are weakly ordered: fence them before C is read
+	// (by another goroutine too) after the call.
+	p("\tTESTQ $8, flags+72(FP)")
+	p("\tJEQ g6_ret_fenced")
+	p("\tSFENCE")
+	p("g6_ret_fenced:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
@@ -456,8 +466,12 @@ func g6store(label string, epi func(r int)) {
 				epi(r)
 			}
 		}
-		p("\tVMOVUPD Y%d, (DI)", 2*i)
-		p("\tVMOVUPD Y%d, 32(DI)", 2*i+1)
+		store := "VMOVUPD"
+		if label == "g6n" {
+			store = "VMOVNTPD" // aligned (gemm256 checks)
+		}
+		p("\t%s Y%d, (DI)", store, 2*i)
+		p("\t%s Y%d, 32(DI)", store, 2*i+1)
 		p("%s_skip%d:", label, i)
 	}
 	p("%s_done:", label)

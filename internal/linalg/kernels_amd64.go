@@ -2,6 +2,8 @@
 
 package linalg
 
+import "unsafe"
+
 //go:generate go run gen_amd64.go
 
 // The assembly kernels (kernels_amd64.s, written by gen_amd64.go). Pointers
@@ -292,6 +294,11 @@ func packB256(dst, src []float64, ld, k, slivers, sstride int) {
 func gemm256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows int, load bool, e epilogue, tiles, skip, astep int) {
 	flags := b2i(load)
 	switch e.kind {
+	case epiStream:
+		// VMOVNTPD needs every row's 32-byte halves aligned.
+		if uintptr(unsafe.Pointer(&c[0]))%32 == 0 && ldc%4 == 0 {
+			flags |= 8
+		}
 	case epiReLU:
 		flags |= 2
 	case epiMask:

@@ -2701,6 +2701,8 @@ g6_epilogue:
 	JNE g6_relu
 	TESTQ $4, flags+72(FP)
 	JNE g6_mask
+	TESTQ $8, flags+72(FP)
+	JNE g6_stream
 	CMPQ skip+80(FP), $0
 	JGT g6_skip0
 	VMOVUPD Y0, (DI)
@@ -2747,6 +2749,54 @@ g6_skip4:
 	VMOVUPD Y11, 32(DI)
 g6_skip5:
 g6_done:
+	JMP g6_next
+g6_stream:
+	CMPQ skip+80(FP), $0
+	JGT g6n_skip0
+	VMOVNTPD Y0, (DI)
+	VMOVNTPD Y1, 32(DI)
+g6n_skip0:
+	CMPQ DX, $1
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $1
+	JGT g6n_skip1
+	VMOVNTPD Y2, (DI)
+	VMOVNTPD Y3, 32(DI)
+g6n_skip1:
+	CMPQ DX, $2
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $2
+	JGT g6n_skip2
+	VMOVNTPD Y4, (DI)
+	VMOVNTPD Y5, 32(DI)
+g6n_skip2:
+	CMPQ DX, $3
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $3
+	JGT g6n_skip3
+	VMOVNTPD Y6, (DI)
+	VMOVNTPD Y7, 32(DI)
+g6n_skip3:
+	CMPQ DX, $4
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $4
+	JGT g6n_skip4
+	VMOVNTPD Y8, (DI)
+	VMOVNTPD Y9, 32(DI)
+g6n_skip4:
+	CMPQ DX, $5
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $5
+	JGT g6n_skip5
+	VMOVNTPD Y10, (DI)
+	VMOVNTPD Y11, 32(DI)
+g6n_skip5:
+g6n_done:
 	JMP g6_next
 g6_relu:
 	CMPQ skip+80(FP), $0
@@ -2949,6 +2999,10 @@ g6_next:
 	MOVQ AX, m+88(FP)
 	JMP g6_tile
 g6_ret:
+	TESTQ $8, flags+72(FP)
+	JEQ g6_ret_fenced
+	SFENCE
+g6_ret_fenced:
 	VZEROUPPER
 	RET
 

@@ -128,6 +128,9 @@ const (
 	epiNone = iota
 	epiReLU
 	epiMask
+	// epiStream is none, C stored by non-temporal stores where the kernel
+	// has them (aligned rows): for a large C that is not read again soon.
+	epiStream
 )
 
 // apply applies e to the rows×cols block of c (stride ldc) at row i0,

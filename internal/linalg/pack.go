@@ -19,6 +19,11 @@ const (
 	// packKC×256 values (512 KiB) stays in L2 beside the unit's block of A
 	// while the tiles read it, sliver by sliver.
 	packCols = 256
+	// streamMin is the number of entries of C from which a product written
+	// in one pass (one block of l, no epilogue) stores C with non-temporal
+	// stores: 8 MB, more than L2 holds, so that storing C does not first
+	// read every line of it from memory (W5's dense ∂W, 25 MB a step).
+	streamMin = 1 << 20
 )
 
 // unitPacked is unit for a set with a packed kernel: rows i0…i1−1 and
@@ -100,6 +105,9 @@ func (j *job) packedBlock(i0, i1, cc, ccols, c1, pc, kb int, a []float64, rsa, c
 	var e epilogue
 	if pc+kb == j.k {
 		e = j.epi
+		if e.kind == epiNone && pc == 0 && !j.load && float64(j.m)*float64(j.n) >= streamMin {
+			e.kind = epiStream
+		}
 	}
 	pb := j.packB(s, pc, kb, cc, ccols)
 	for j0 := cc; j0 < cc+ccols; j0 += nr {
