@@ -78,10 +78,13 @@ func (l *conv2d) auxSize() int { return 0 }
 // colSize is the length of a sample's im2col rows.
 func (l *conv2d) colSize() int { return l.ho * l.wo * l.window() }
 
-// scratchSize holds, for n ≥ 1 samples' worth, Wᵀ and a block of im2col
-// rows in the forward pass, a block of im2col rows and its ∂col in the
-// backward pass.
-func (l *conv2d) scratchSize() int { return 2 * max(l.ho*l.wo, l.cout) * l.window() }
+// scratchSize holds, for n ≥ 1 samples' worth, Wᵀ, a block of im2col rows
+// and (with a pooling fused, see poolOut) the block's output in the
+// forward pass, a block of im2col rows, its ∂col and (with a pooling
+// fused) the block's output gradient in the backward pass.
+func (l *conv2d) scratchSize() int {
+	return 2*max(l.ho*l.wo, l.cout)*l.window() + l.ho*l.wo*l.cout
+}
 
 // span returns, for output coordinate o along an axis of n inputs with
 // padding p, the first input coordinate of the window and the range
@@ -191,17 +194,20 @@ func (l *conv2d) blockSamples() int {
 // packing it again for every block; with one filter (Cout = 1) MulABt is
 // a matrix times a vector, in its own lane order, and runs as such.
 func (l *conv2d) forward(p, in, out, _, scratch []float64, n int) {
-	l.forwardAct(p, in, out, scratch, n, false)
+	l.forwardAct(p, in, out, scratch, n, false, poolOut{})
 }
 
 // forwardReLU is forward followed by a ReLU layer's forward pass, in place
 // on out: on each block while it is in cache (in the product's epilogue
 // when there is no bias), the values of forward then ReLU.
 func (l *conv2d) forwardReLU(p, in, out, scratch []float64, n int) {
-	l.forwardAct(p, in, out, scratch, n, true)
+	l.forwardAct(p, in, out, scratch, n, true, poolOut{})
 }
 
-func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
+// forwardAct is forward, then ReLU when relu is set, then, when po.l is not
+// nil, po.l's forward pass on each block while it is in cache; out is not
+// written then: each block's output goes to scratch (see poolOut).
+func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool, po poolOut) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	w := p[:l.nw()]
 	var wt []float64
@@ -214,24 +220,30 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 		nb := min(bs, n-s0)
 		rows := nb * per
 		col := cols[:rows*win]
-		y := out[s0*per*l.cout : (s0*per+rows)*l.cout]
+		var y []float64
+		if po.l == nil {
+			y = out[s0*per*l.cout : (s0*per+rows)*l.cout]
+		} else {
+			y = cols[rows*win:][:rows*l.cout]
+		}
 		l.im2col(in[s0*in0:], col, nb)
 		switch {
 		case wt == nil:
 			linalg.MulABt(rows, l.cout, win, col, win, w, win, y, l.cout, false)
 		case relu && !l.bias:
 			linalg.MulABReLU(rows, l.cout, win, col, win, wt, l.cout, y, l.cout)
-			continue
 		default:
 			linalg.MulAB(rows, l.cout, win, col, win, wt, l.cout, y, l.cout, false)
 		}
-		if l.bias {
-			addBias(y, p[l.nw():])
-		}
-		if relu {
+		switch {
+		case l.bias:
+			linalg.AddRows(y, p[l.nw():], rows, relu)
+		case relu && wt == nil:
 			linalg.ReLU(y, nil, y)
 		}
+		po.forward(y, s0, nb)
 	}
+	po.finish(n)
 }
 
 // backward accumulates ∂W = gOutᵀ·col (Cout×window) block of samples by
@@ -243,12 +255,26 @@ func (l *conv2d) forwardAct(p, in, out, scratch []float64, n int, relu bool) {
 // rows are written again from in (the forward pass's input), the same
 // values the forward pass used.
 func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
+	l.backwardPool(p, in, gOut, gIn, gp, scratch, n, poolOut{})
+}
+
+// backwardPool is backward when po.l is nil; else gOut is the gradient
+// with respect to po's outputs (po.y), and each block's gradient with
+// respect to this layer's outputs is written first, in cache, by po.l's
+// backward pass and that of the ReLU between them (see poolOut).
+func (l *conv2d) backwardPool(p, in, gOut, gIn, gp, scratch []float64, n int, po poolOut) {
 	win, in0, per := l.window(), l.h*l.w*l.cin, l.ho*l.wo
 	bs := l.blockSamples()
 	for s0 := 0; s0 < n; s0 += bs {
 		nb := min(bs, n-s0)
 		rows := nb * per
-		g := gOut[s0*per*l.cout : (s0*per+rows)*l.cout]
+		var g []float64
+		if po.l == nil {
+			g = gOut[s0*per*l.cout : (s0*per+rows)*l.cout]
+		} else {
+			g = scratch[2*rows*win : 2*rows*win+rows*l.cout]
+			po.backward(gOut, g, s0, nb)
+		}
 		col := scratch[:rows*win]
 		l.im2col(in[s0*in0:], col, nb)
 		linalg.MulAtB(l.cout, win, rows, g, l.cout, col, win, gp[:l.nw()], win, s0 > 0)
@@ -261,13 +287,6 @@ func (l *conv2d) backward(p, in, gOut, gIn, gp, _, scratch []float64, n int) {
 		gcol := scratch[rows*win : 2*rows*win]
 		linalg.MulAB(rows, win, l.cout, g, l.cout, p[:l.nw()], win, gcol, win, false)
 		l.col2im(gcol, gIn[s0*in0:], nb)
-	}
-}
-
-// addBias adds b to every row of m (len(m) a multiple of len(b)).
-func addBias(m, b []float64) {
-	for r := 0; r < len(m); r += len(b) {
-		linalg.Add(m[r:r+len(b)], b)
 	}
 }
 

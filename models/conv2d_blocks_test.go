@@ -13,14 +13,25 @@ import (
 // several filters (the forward product on Wᵀ packed once) and with one
 // (a matrix times a vector).
 func TestConv2DBlocksBitIdentical(t *testing.T) {
-	for _, spec := range []string{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", "cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias"} {
-		t.Run(spec, func(t *testing.T) { testConv2DBlocks(t, spec) })
+	for _, tc := range []struct {
+		spec string
+		in   int
+	}{
+		{"cnn2d:9x7x2:relu:4c3-max2,3c2s2-valid:6:3+bias", 9 * 7 * 2},
+		{"cnn2d:9x7x2:relu:1c3-max2,3c2s2-valid:6:3+bias", 9 * 7 * 2},
+		// Both stages conv+ReLU+2×2 max pooling (poolOut).
+		{"cnn2d:8x6x2:relu:4c3-max2,3c2-max2:6:3+bias@1", 8 * 6 * 2},
+		// 108 ReLU outputs a sample: blocks of one start inside a byte of
+		// the pattern.
+		{"cnn2d:6x6x1:relu:3c3-max2,1c3-max2:4:2", 6 * 6},
+	} {
+		t.Run(tc.spec, func(t *testing.T) { testConv2DBlocks(t, tc.spec, tc.in) })
 	}
 }
 
-func testConv2DBlocks(t *testing.T, spec string) {
+func testConv2DBlocks(t *testing.T, spec string, in int) {
 	const n = 5
-	m, err := Parse(spec, 9*7*2)
+	m, err := Parse(spec, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +44,7 @@ func testConv2DBlocks(t *testing.T, spec string) {
 		return v
 	}
 	theta, x, gOut := normals(m.NumParams()), normals(n*m.In()), normals(n*m.Out())
-	run := func(blockBytes int) (y, g, aux []float64) {
+	run := func(blockBytes int) (y, g, aux []float64, pat []byte) {
 		convs := 0
 		for _, l := range m.layers {
 			if c, ok := l.(*conv2d); ok {
@@ -49,15 +60,19 @@ func testConv2DBlocks(t *testing.T, spec string) {
 		}
 		ws := m.NewWorkspace(n)
 		y = append([]float64(nil), m.Forward(ws, theta, x, n)...)
+		pat = m.Pattern(ws, nil)
 		g = make([]float64, m.NumParams())
 		m.Backward(ws, theta, gOut, g)
 		for _, a := range ws.(*netWorkspace).aux {
 			aux = append(aux, a...)
 		}
-		return y, g, aux
+		return y, g, aux, pat
 	}
-	y1, g1, a1 := run(1)
-	yn, gn, an := run(colBlockBytes)
+	y1, g1, a1, p1 := run(1)
+	yn, gn, an, pn := run(colBlockBytes)
+	if string(p1) != string(pn) {
+		t.Fatalf("kink pattern in blocks of one sample %x, in one block %x", p1, pn)
+	}
 	defer run(colBlockBytes)
 	for _, c := range []struct {
 		name      string

@@ -31,6 +31,10 @@ type Network struct {
 	// output (layer i−1 ≥ 1); Backward computes both layers' input
 	// gradients in one pass.
 	fusedBack []bool
+	// fusedPool[i]: layer i is a 2-D conv layer, layer i+1 a ReLU and
+	// layer i+2 a 2×2 max pooling of even sides; Forward and Backward run
+	// the three block of samples by block (see poolOut).
+	fusedPool []bool
 }
 
 func isDenseNoBias(l layer) bool {
@@ -88,6 +92,7 @@ func newNetwork(spec string, layers []layer) (*Network, error) {
 		net.fused = append(net.fused, (isDenseNoBias(l) || conv) && i+1 < len(layers) && isReLU(layers[i+1]))
 		p, pool := l.(*pool2d)
 		net.fusedBack = append(net.fusedBack, (isDenseNoBias(l) || pool && p.fusesReLU()) && i > 1 && isReLU(layers[i-1]))
+		net.fusedPool = append(net.fusedPool, conv && i+2 < len(layers) && isReLU(layers[i+1]) && isMaxPool2(layers[i+2]))
 	}
 	d := multiDegree{k: make([]float64, len(net.blocks))}
 	for i, l := range layers {
@@ -143,6 +148,7 @@ type netWorkspace struct {
 	outs    [][]float64 // output of each layer, cap×out
 	aux     [][]float64 // what each layer keeps for backward
 	scratch []float64
+	kinks   [][]byte  // a fused stage's ReLU pattern, by layer (see poolOut)
 	ga, gb  []float64 // ping-pong gradient buffers, cap×maxDim
 	x       []float64 // input of the last Forward
 	n       int       // batch size of the last Forward
@@ -159,11 +165,19 @@ func (net *Network) NewWorkspace(n int) Workspace {
 	maxDim, maxScratch := net.in, 0
 	for i, l := range net.layers {
 		_, out := l.dims()
-		if i > 0 && net.fused[i-1] {
+		var kinks []byte
+		switch {
+		case net.fusedPool[i]:
+			ws.outs = append(ws.outs, nil) // never written (see poolOut)
+		case i > 0 && net.fused[i-1]:
 			ws.outs = append(ws.outs, ws.outs[i-1]) // the fused pair's one buffer
-		} else {
+			if net.fusedPool[i-1] {
+				kinks = make([]byte, n*out/8+1)
+			}
+		default:
 			ws.outs = append(ws.outs, make([]float64, n*out))
 		}
+		ws.kinks = append(ws.kinks, kinks)
 		ws.aux = append(ws.aux, make([]float64, n*l.auxSize()))
 		maxDim = max(maxDim, out)
 		maxScratch = max(maxScratch, l.scratchSize())
@@ -199,7 +213,11 @@ func (net *Network) Forward(w Workspace, theta, x []float64, n int) []float64 {
 	in := x
 	for i := 0; i < len(net.layers); i++ {
 		l := net.layers[i]
-		if net.fused[i] {
+		if net.fusedPool[i] {
+			po := poolOut{l: net.layers[i+2].(*pool2d), y: ws.outs[i+2], arg: ws.aux[i+2], kinks: ws.kinks[i+1]}
+			l.(*conv2d).forwardAct(net.params(theta, i), in, ws.outs[i], ws.scratch, n, true, po)
+			i += 2 // the ReLU and the pooling are done too
+		} else if net.fused[i] {
 			if c, ok := l.(*conv2d); ok {
 				c.forwardReLU(net.params(theta, i), in, ws.outs[i], ws.scratch, n)
 			} else {
@@ -225,6 +243,13 @@ func (net *Network) Backward(w Workspace, theta, gOut, grad []float64) {
 	}
 	g := gOut
 	for i := len(net.layers) - 1; i >= 0; i-- {
+		var po poolOut
+		if i >= 2 && net.fusedPool[i-2] {
+			// Layers i−2…i (conv, ReLU, pooling) in one pass, from the
+			// pooling's output gradient g to the conv layer's input's.
+			po = poolOut{l: net.layers[i].(*pool2d), y: ws.outs[i], arg: ws.aux[i]}
+			i -= 2
+		}
 		l := net.layers[i]
 		in := ws.x
 		if i > 0 {
@@ -238,12 +263,17 @@ func (net *Network) Backward(w Workspace, theta, gOut, grad []float64) {
 				gIn = ws.gb[:n*d]
 			}
 		}
+		if po.l != nil {
+			l.(*conv2d).backwardPool(net.params(theta, i), in, g, gIn, net.params(grad, i), ws.scratch, n, po)
+			g = gIn
+			continue
+		}
 		gp := grad[net.offsets[i] : net.offsets[i]+l.numParams()]
 		if net.fusedBack[i] {
 			// gIn is the gradient with respect to the ReLU's input: the
 			// ReLU (layer i−1, no parameters) is done too.
 			if p, ok := l.(*pool2d); ok {
-				p.backwardReLU(in, g, gIn, ws.aux[i], n)
+				p.backwardReLU(in, g, gIn, ws.aux[i], n, false)
 			} else {
 				l.(*dense).backwardReLU(net.params(theta, i), in, g, gIn, gp, n)
 			}
@@ -272,6 +302,12 @@ func (net *Network) Pattern(w Workspace, dst []byte) []byte {
 	ws := net.workspace(w, 0)
 	in := ws.x
 	for i, l := range net.layers {
+		if k := ws.kinks[i]; k != nil {
+			// A fused stage's ReLU: its input was never stored.
+			dst = append(dst, k[:ws.n*l.(*actLayer).dim/8+1]...)
+			in = ws.outs[i]
+			continue
+		}
 		dst = l.pattern(in, ws.aux[i], ws.n, dst)
 		in = ws.outs[i]
 	}

@@ -185,18 +185,27 @@ func (l *pool2d) fusesReLU() bool {
 // backwardReLU is backwardMax2 followed by the backward pass of the ReLU
 // layer before the pooling, whose output is in (the pooling's input):
 // gIn = unpool(gOut) ⊙ [in > 0], the gradient with respect to the ReLU's
-// input ([relu(z) > 0] = [z > 0]), in one pass (fusesReLU).
-func (l *pool2d) backwardReLU(in, gOut, gIn, aux []float64, n int) {
+// input ([relu(z) > 0] = [z > 0]), in one pass (fusesReLU). With pooled,
+// in is the pooling's output instead, which gives the same bits (see
+// poolOut) without reading the ReLU's.
+func (l *pool2d) backwardReLU(in, gOut, gIn, aux []float64, n int, pooled bool) {
 	in0, out0 := l.dims()
 	ho, wo := l.ho(), l.wo()
 	for i := 0; i < n; i++ {
-		g, x := gIn[i*in0:(i+1)*in0], in[i*in0:(i+1)*in0]
+		g := gIn[i*in0 : (i+1)*in0]
 		for oh := 0; oh < ho; oh++ {
 			for ow := 0; ow < wo; ow++ {
 				o := i*out0 + (oh*wo+ow)*l.ch
 				r, c := 2*oh, 2*ow
-				linalg.Unpool4ReLU(l.in(g, r, c), l.in(g, r, c+1), l.in(g, r+1, c), l.in(g, r+1, c+1), gOut[o:o+l.ch], aux[o:o+l.ch],
-					l.in(x, r, c), l.in(x, r, c+1), l.in(x, r+1, c), l.in(x, r+1, c+1))
+				gy, arg := gOut[o:o+l.ch], aux[o:o+l.ch]
+				q0, q1, q2, q3 := l.in(g, r, c), l.in(g, r, c+1), l.in(g, r+1, c), l.in(g, r+1, c+1)
+				if pooled {
+					y := in[o : o+l.ch]
+					linalg.Unpool4ReLU(q0, q1, q2, q3, gy, arg, y, y, y, y)
+					continue
+				}
+				x := in[i*in0 : (i+1)*in0]
+				linalg.Unpool4ReLU(q0, q1, q2, q3, gy, arg, l.in(x, r, c), l.in(x, r, c+1), l.in(x, r+1, c), l.in(x, r+1, c+1))
 			}
 		}
 	}

@@ -38,6 +38,8 @@ func main() {
 	pool4()
 	pool4x256()
 	sumRows256()
+	positiveBits256()
+	addRows256()
 	peak()
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -387,7 +389,11 @@ g6_tile:
 	p("\tJNE g6_relu")
 	p("\tTESTQ $4, flags+72(FP)")
 	p("\tJNE g6_mask")
+	p("\tTESTQ $8, flags+72(FP)")
+	p("\tJNE g6_stream")
 	g6store("g6", nil)
+	p("g6_stream:")
+	g6store("g6n", nil)
 	p("g6_relu:")
 	g6store("g6r", func(r int) {
 		p("\tVCMPPD $0x1e, Y12, Y%d, Y14", r)
@@ -430,6 +436,12 @@ g6_tile:
 	p("\tMOVQ AX, m+88(FP)")
 	p("\tJMP g6_tile")
 	p("g6_ret:")
+	// Non-temporal stores are weakly ordered: fence them before C is read
+	// (by another goroutine too) after the call.
+	p("\tTESTQ $8, flags+72(FP)")
+	p("\tJEQ g6_ret_fenced")
+	p("\tSFENCE")
+	p("g6_ret_fenced:")
 	p("\tVZEROUPPER")
 	p("\tRET")
 }
@@ -454,8 +466,12 @@ func g6store(label string, epi func(r int)) {
 				epi(r)
 			}
 		}
-		p("\tVMOVUPD Y%d, (DI)", 2*i)
-		p("\tVMOVUPD Y%d, 32(DI)", 2*i+1)
+		store := "VMOVUPD"
+		if label == "g6n" {
+			store = "VMOVNTPD" // aligned (gemm256 checks)
+		}
+		p("\t%s Y%d, (DI)", store, 2*i)
+		p("\t%s Y%d, 32(DI)", store, 2*i+1)
 		p("%s_skip%d:", label, i)
 	}
 	p("%s_done:", label)
@@ -1319,6 +1335,85 @@ pk6_loop:
 	DECQ CX
 	JNZ pk6_loop
 pk6_done:
+	VZEROUPPER
+	RET`)
+}
+
+// addRows256 writes addRows256, the AVX2 version of addRowsGeneric on the
+// first cols/4·4 columns of every row (the caller does the rest): each
+// entry m + b by VADDPD, then, with relu, kept where VCMPPD's ordered
+// greater-than +0 holds and +0 elsewhere (NaN and ±0 give +0), reluGeneric's
+// values.
+func addRows256() {
+	p(`
+// func addRows256(m, b *float64, ld, rows, quads, relu int)
+TEXT ·addRows256(SB), NOSPLIT, $0-48
+	MOVQ m+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	MOVQ quads+32(FP), R8
+	MOVQ relu+40(FP), R9
+	TESTQ CX, CX
+	JEQ ar_done
+	TESTQ R8, R8
+	JEQ ar_done
+	VXORPD Y2, Y2, Y2
+ar_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, BX
+ar_col:
+	VMOVUPD (R10), Y0
+	VADDPD (R11), Y0, Y0
+	TESTQ R9, R9
+	JEQ ar_store
+	VCMPPD $0x1e, Y2, Y0, Y1
+	VANDPD Y1, Y0, Y0
+ar_store:
+	VMOVUPD Y0, (R10)
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ BX
+	JNZ ar_col
+	ADDQ DX, DI
+	DECQ CX
+	JNZ ar_row
+ar_done:
+	VZEROUPPER
+	RET`)
+}
+
+// positiveBits256 writes positiveBits256, the AVX2 version of
+// positiveBitsGeneric on whole bytes: 8 values a byte, each compared with
+// +0 by VCMPPD's ordered greater-than (false for NaN and ±0, as v > 0),
+// the four comparisons of a register gathered by VMOVMSKPD.
+func positiveBits256() {
+	p(`
+// func positiveBits256(dst *byte, y *float64, bytes int)
+TEXT ·positiveBits256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ bytes+16(FP), CX
+	TESTQ CX, CX
+	JEQ pbits_done
+	VXORPD Y2, Y2, Y2
+pbits_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VCMPPD $0x1e, Y2, Y0, Y0
+	VCMPPD $0x1e, Y2, Y1, Y1
+	VMOVMSKPD Y0, AX
+	VMOVMSKPD Y1, BX
+	SHLQ $4, BX
+	ORQ BX, AX
+	MOVB AX, (DI)
+	ADDQ $64, SI
+	INCQ DI
+	DECQ CX
+	JNZ pbits_loop
+pbits_done:
 	VZEROUPPER
 	RET`)
 }

@@ -2,6 +2,8 @@
 
 package linalg
 
+import "unsafe"
+
 //go:generate go run gen_amd64.go
 
 // The assembly kernels (kernels_amd64.s, written by gen_amd64.go). Pointers
@@ -98,6 +100,8 @@ var avx512Set = &kernelSet{
 	add:         func(dst, x []float64) { add512(ptr(dst), ptr(x), len(x)) },
 	sumRows:     sumRowsAVX2, // AVX2 instructions, which every AVX-512 CPU has
 	unpool4ReLU: unpool4ReLUAVX2,
+	posBits:     positiveBitsAVX2, // AVX2 instructions, as sumRows
+	addRows:     addRowsAVX2,
 	vec:         8,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		max4x512(ptr(y), ptr(arg), ptr(p0), ptr(p1), ptr(p2), ptr(p3), len(y), 1<<(len(y)%8)-1)
@@ -124,6 +128,8 @@ var avx2Set = &kernelSet{
 	mulPos:   func(dst, x, m []float64) { mulPos256(ptr(dst), ptr(x), ptr(m), len(x)) },
 	add:      func(dst, x []float64) { add256(ptr(dst), ptr(x), len(x)) },
 	sumRows:  sumRowsAVX2,
+	posBits:  positiveBitsAVX2,
+	addRows:  addRowsAVX2,
 	vec:      4,
 	max4: func(y, arg, p0, p1, p2, p3 []float64) {
 		v := len(y) &^ 3
@@ -288,6 +294,11 @@ func packB256(dst, src []float64, ld, k, slivers, sstride int) {
 func gemm256(k int, a []float64, rsa, csa int, b []float64, ldb int, c []float64, ldc int, rows int, load bool, e epilogue, tiles, skip, astep int) {
 	flags := b2i(load)
 	switch e.kind {
+	case epiStream:
+		// VMOVNTPD needs every row's 32-byte halves aligned.
+		if uintptr(unsafe.Pointer(&c[0]))%32 == 0 && ldc%4 == 0 {
+			flags |= 8
+		}
 	case epiReLU:
 		flags |= 2
 	case epiMask:
@@ -361,4 +372,33 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+//go:noescape
+func positiveBits256(dst *byte, y *float64, bytes int)
+
+// positiveBitsAVX2 is kernelSet.posBits.
+func positiveBitsAVX2(dst []byte, y []float64) {
+	if len(dst) == 0 {
+		return
+	}
+	if len(y) < 8*len(dst) {
+		panic("linalg: PositiveBits past y")
+	}
+	positiveBits256(&dst[0], &y[0], len(dst))
+}
+
+//go:noescape
+func addRows256(m, b *float64, ld, rows, quads, relu int)
+
+// addRowsAVX2 is kernelSet.addRows: the kernel on whole quads of columns,
+// Go on the rest.
+func addRowsAVX2(m, b []float64, rows, cols int, relu bool) {
+	q := cols / 4
+	addRows256(&m[0], &b[0], cols, rows, q, b2i(relu))
+	if q*4 < cols {
+		for r := 0; r < rows; r++ {
+			addRowsGeneric(m[r*cols+4*q:], b[4*q:cols], 1, cols, relu)
+		}
+	}
 }

@@ -2701,6 +2701,8 @@ g6_epilogue:
 	JNE g6_relu
 	TESTQ $4, flags+72(FP)
 	JNE g6_mask
+	TESTQ $8, flags+72(FP)
+	JNE g6_stream
 	CMPQ skip+80(FP), $0
 	JGT g6_skip0
 	VMOVUPD Y0, (DI)
@@ -2747,6 +2749,54 @@ g6_skip4:
 	VMOVUPD Y11, 32(DI)
 g6_skip5:
 g6_done:
+	JMP g6_next
+g6_stream:
+	CMPQ skip+80(FP), $0
+	JGT g6n_skip0
+	VMOVNTPD Y0, (DI)
+	VMOVNTPD Y1, 32(DI)
+g6n_skip0:
+	CMPQ DX, $1
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $1
+	JGT g6n_skip1
+	VMOVNTPD Y2, (DI)
+	VMOVNTPD Y3, 32(DI)
+g6n_skip1:
+	CMPQ DX, $2
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $2
+	JGT g6n_skip2
+	VMOVNTPD Y4, (DI)
+	VMOVNTPD Y5, 32(DI)
+g6n_skip2:
+	CMPQ DX, $3
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $3
+	JGT g6n_skip3
+	VMOVNTPD Y6, (DI)
+	VMOVNTPD Y7, 32(DI)
+g6n_skip3:
+	CMPQ DX, $4
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $4
+	JGT g6n_skip4
+	VMOVNTPD Y8, (DI)
+	VMOVNTPD Y9, 32(DI)
+g6n_skip4:
+	CMPQ DX, $5
+	JLE g6n_done
+	ADDQ SI, DI
+	CMPQ skip+80(FP), $5
+	JGT g6n_skip5
+	VMOVNTPD Y10, (DI)
+	VMOVNTPD Y11, 32(DI)
+g6n_skip5:
+g6n_done:
 	JMP g6_next
 g6_relu:
 	CMPQ skip+80(FP), $0
@@ -2949,6 +2999,10 @@ g6_next:
 	MOVQ AX, m+88(FP)
 	JMP g6_tile
 g6_ret:
+	TESTQ $8, flags+72(FP)
+	JEQ g6_ret_fenced
+	SFENCE
+g6_ret_fenced:
 	VZEROUPPER
 	RET
 
@@ -3990,6 +4044,70 @@ sr1_loop:
 	JNZ sr1_loop
 sr1_store:
 	VMOVUPD Y0, 0(DI)
+	VZEROUPPER
+	RET
+
+// func positiveBits256(dst *byte, y *float64, bytes int)
+TEXT ·positiveBits256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ bytes+16(FP), CX
+	TESTQ CX, CX
+	JEQ pbits_done
+	VXORPD Y2, Y2, Y2
+pbits_loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VCMPPD $0x1e, Y2, Y0, Y0
+	VCMPPD $0x1e, Y2, Y1, Y1
+	VMOVMSKPD Y0, AX
+	VMOVMSKPD Y1, BX
+	SHLQ $4, BX
+	ORQ BX, AX
+	MOVB AX, (DI)
+	ADDQ $64, SI
+	INCQ DI
+	DECQ CX
+	JNZ pbits_loop
+pbits_done:
+	VZEROUPPER
+	RET
+
+// func addRows256(m, b *float64, ld, rows, quads, relu int)
+TEXT ·addRows256(SB), NOSPLIT, $0-48
+	MOVQ m+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $3, DX
+	MOVQ rows+24(FP), CX
+	MOVQ quads+32(FP), R8
+	MOVQ relu+40(FP), R9
+	TESTQ CX, CX
+	JEQ ar_done
+	TESTQ R8, R8
+	JEQ ar_done
+	VXORPD Y2, Y2, Y2
+ar_row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ R8, BX
+ar_col:
+	VMOVUPD (R10), Y0
+	VADDPD (R11), Y0, Y0
+	TESTQ R9, R9
+	JEQ ar_store
+	VCMPPD $0x1e, Y2, Y0, Y1
+	VANDPD Y1, Y0, Y0
+ar_store:
+	VMOVUPD Y0, (R10)
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ BX
+	JNZ ar_col
+	ADDQ DX, DI
+	DECQ CX
+	JNZ ar_row
+ar_done:
 	VZEROUPPER
 	RET
 

@@ -65,6 +65,10 @@ type kernelSet struct {
 	unpool4 func(q0, q1, q2, q3, g, arg []float64)
 	// unpool4ReLU, when not nil, is Unpool4ReLU on the whole slices.
 	unpool4ReLU func(q0, q1, q2, q3, g, arg, p0, p1, p2, p3 []float64)
+	// addRows, when not nil, is AddRows on rows ≥ 1, cols ≥ 1.
+	addRows func(m, b []float64, rows, cols int, relu bool)
+	// posBits, when not nil, is PositiveBits on whole bytes.
+	posBits func(dst []byte, y []float64)
 	// vm names the assembly of Exp and Log (vmath.go), called directly
 	// (not through a func value, so that callers' stack buffers stay on
 	// the stack); 0: none.
@@ -124,6 +128,9 @@ const (
 	epiNone = iota
 	epiReLU
 	epiMask
+	// epiStream is none, C stored by non-temporal stores where the kernel
+	// has them (aligned rows): for a large C that is not read again soon.
+	epiStream
 )
 
 // apply applies e to the rows×cols block of c (stride ldc) at row i0,

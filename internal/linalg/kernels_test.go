@@ -85,6 +85,13 @@ func kernelShapes(r *rand.Rand) [][3]int {
 		// columns (packCols 256) the last with a narrow sliver, the last
 		// tile partial.
 		{199, 263, 259},
+		// Three blocks of l with A in place (the blocks of columns the
+		// outer loop), the last tile partial, a narrow last sliver.
+		{101, 45, 530},
+		// One block of l, C of 2^20 entries or more (streamMin): stored
+		// by non-temporal stores where its rows are aligned (unpadded),
+		// the last tile partial, with and without a narrow last sliver.
+		{1027, 1024, 3}, {1031, 1020, 2},
 	}
 	for k := 1; k <= 17; k++ {
 		shapes = append(shapes, [3]int{3, 1, k}, [3]int{1, 2, k}, [3]int{9, 10, k})

@@ -19,6 +19,11 @@ const (
 	// packKC×256 values (512 KiB) stays in L2 beside the unit's block of A
 	// while the tiles read it, sliver by sliver.
 	packCols = 256
+	// streamMin is the number of entries of C from which a product written
+	// in one pass (one block of l, no epilogue) stores C with non-temporal
+	// stores: 8 MB, more than L2 holds, so that storing C does not first
+	// read every line of it from memory (W5's dense ∂W, 25 MB a step).
+	streamMin = 1 << 20
 )
 
 // unitPacked is unit for a set with a packed kernel: rows i0…i1−1 and
@@ -28,20 +33,40 @@ const (
 // and page); each packed sliver is reused by all the unit's row tiles. A
 // row-major A is read in place but for its last, partial tile, packed with
 // zero rows (no row computed twice).
+//
+// With A in place and more than one block of l, the blocks of columns are
+// the outer loop: a block of C then stays in L2 across the blocks of l,
+// where otherwise all of C would be loaded and stored once per block (W5's
+// dense ∂x, 100×3136: 2.5 MB four times). Each entry's chain runs over the
+// blocks of l in order either way.
 func (j *job) unitPacked(i0, i1, c0, c1 int, s *scratch) {
 	ks := j.ks
-	mr, nr := ks.mr, ks.nr
+	mr := ks.mr
 	tiles := (i1 - i0 + mr - 1) / mr
 	full := (i1 - i0) / mr
 	trans := j.rsa == 1 && j.csa != 1
+	if !trans && j.k > packKC {
+		// The last tile's A when partial: a zero-padded panel over all of
+		// l, block pc at last[pc·mr:].
+		var last []float64
+		if full < tiles {
+			last = s.lastPanel(mr * j.k)
+			j.packA(last, i0+full*mr, i1, 0, j.k)
+		}
+		for cc := c0; cc < c1; cc += packCols {
+			for pc := 0; pc < j.k; pc += packKC {
+				kb := min(packKC, j.k-pc)
+				l := last
+				if l != nil {
+					l = last[pc*mr:]
+				}
+				j.packedBlock(i0, i1, cc, min(packCols, c1-cc), c1, pc, kb, j.a[i0*j.rsa+pc*j.csa:], j.rsa, j.csa, mr*j.rsa, l, 1, mr, s)
+			}
+		}
+		return
+	}
 	for pc := 0; pc < j.k; pc += packKC {
 		kb := min(packKC, j.k-pc)
-		load := j.load || pc > 0
-		// The epilogue goes with the last block of l, on the final values.
-		var e epilogue
-		if pc+kb == j.k {
-			e = j.epi
-		}
 		// Tile t's A: a[t·astep:] with strides rsa, csa.
 		a, rsa, csa, astep := j.a[i0*j.rsa+pc*j.csa:], j.rsa, j.csa, mr*j.rsa
 		if trans {
@@ -60,27 +85,48 @@ func (j *job) unitPacked(i0, i1, c0, c1 int, s *scratch) {
 			}
 		}
 		for cc := c0; cc < c1; cc += packCols {
-			ccols := min(packCols, c1-cc)
-			pb := j.packB(s, pc, kb, cc, ccols)
-			for j0 := cc; j0 < cc+ccols; j0 += nr {
-				cols := min(nr, c1-j0)
-				b := pb[(j0-cc)*kb:]
-				for t := 0; t < tiles; {
-					i := i0 + t*mr
-					n, rows, ta, tr, tc := full-t, mr, a[t*astep:], rsa, csa
-					if t >= full {
-						n, rows, ta, tr, tc = 1, i1-i, last, lrsa, lcsa
-					}
-					if cols < nr {
-						// A narrow edge: one tile at a time, through s.c.
-						n = 1
-						j.narrow(kb, ta, tr, tc, b, i, j0, rows, cols, load, e, s)
-					} else {
-						ks.packed(kb, ta, tr, tc, astep, b, j.c[i*j.ldc+j0:], j.ldc, rows, load, e.at(i, j0), n)
-					}
-					t += n
-				}
+			j.packedBlock(i0, i1, cc, min(packCols, c1-cc), c1, pc, kb, a, rsa, csa, astep, last, lrsa, lcsa, s)
+		}
+	}
+}
+
+// packedBlock runs unitPacked's tiles for rows i0…i1−1, columns
+// cc…cc+ccols−1 (c1 the unit's end) and values pc…pc+kb−1 of l: it packs
+// B's block and runs every row tile on every sliver of it, tile t's A at
+// a[t·astep:] (strides rsa, csa), the partial last tile's at last (strides
+// lrsa, lcsa).
+func (j *job) packedBlock(i0, i1, cc, ccols, c1, pc, kb int, a []float64, rsa, csa, astep int, last []float64, lrsa, lcsa int, s *scratch) {
+	ks := j.ks
+	mr, nr := ks.mr, ks.nr
+	tiles := (i1 - i0 + mr - 1) / mr
+	full := (i1 - i0) / mr
+	load := j.load || pc > 0
+	// The epilogue goes with the last block of l, on the final values.
+	var e epilogue
+	if pc+kb == j.k {
+		e = j.epi
+		if e.kind == epiNone && pc == 0 && !j.load && float64(j.m)*float64(j.n) >= streamMin {
+			e.kind = epiStream
+		}
+	}
+	pb := j.packB(s, pc, kb, cc, ccols)
+	for j0 := cc; j0 < cc+ccols; j0 += nr {
+		cols := min(nr, c1-j0)
+		b := pb[(j0-cc)*kb:]
+		for t := 0; t < tiles; {
+			i := i0 + t*mr
+			n, rows, ta, tr, tc := full-t, mr, a[t*astep:], rsa, csa
+			if t >= full {
+				n, rows, ta, tr, tc = 1, i1-i, last, lrsa, lcsa
 			}
+			if cols < nr {
+				// A narrow edge: one tile at a time, through s.c.
+				n = 1
+				j.narrow(kb, ta, tr, tc, b, i, j0, rows, cols, load, e, s)
+			} else {
+				ks.packed(kb, ta, tr, tc, astep, b, j.c[i*j.ldc+j0:], j.ldc, rows, load, e.at(i, j0), n)
+			}
+			t += n
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package linalg
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Max4 sets, for each channel k < len(y), y[k] to the maximum of p0[k],
 // p1[k], p2[k], p3[k] as Go's max(max(p0, p1), max(p2, p3)) takes it (NaN
@@ -87,4 +90,32 @@ func ne(x, y float64) int {
 // keepIf returns v if j = k, else +0, by masking v's bits (no branch).
 func keepIf(v, j, k float64) float64 {
 	return math.Float64frombits(math.Float64bits(v) & -uint64(1-ne(j, k)))
+}
+
+// PositiveBits sets bit t of dst[q] to [y[8q + t] > 0] (false for NaN and
+// ±0) for every q < len(dst): the kink pattern of a ReLU whose input (or
+// output) is y, 8 values a byte. y must hold at least 8·len(dst) values.
+func PositiveBits(dst []byte, y []float64) {
+	ks := active()
+	if ks.posBits != nil {
+		ks.posBits(dst, y)
+		return
+	}
+	positiveBitsGeneric(dst, y[:8*len(dst)])
+}
+
+// positiveBitsGeneric is PositiveBits in Go: v > 0 is v's bits minus one
+// below those of +∞ (no branch).
+func positiveBitsGeneric(dst []byte, y []float64) {
+	for q := range dst {
+		v := y[8*q : 8*q+8 : 8*q+8]
+		dst[q] = positive(v[0]) | positive(v[1])<<1 | positive(v[2])<<2 | positive(v[3])<<3 |
+			positive(v[4])<<4 | positive(v[5])<<5 | positive(v[6])<<6 | positive(v[7])<<7
+	}
+}
+
+// positive is 1 if v > 0, else 0 (NaN: 0), without a branch.
+func positive(v float64) byte {
+	_, borrow := bits.Sub64(math.Float64bits(v)-1, 0x7ff0000000000000, 0)
+	return byte(borrow)
 }

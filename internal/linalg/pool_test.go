@@ -92,3 +92,54 @@ func requireBits(t *testing.T, name string, want, got []float64) {
 		}
 	}
 }
+
+// TestPositiveBits checks PositiveBits of every set against v > 0 value by
+// value, on ±0, ±Inf, NaNs of both signs, subnormals and normals, at every
+// length up to 9 bytes, and that it writes no byte past dst.
+func TestPositiveBits(t *testing.T) {
+	special := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), -math.NaN(),
+		math.Float64frombits(0x7ff0000000000001), 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 0.5}
+	r := rand.New(rand.NewPCG(6, 7))
+	for _, ks := range available {
+		for n := 0; n <= 9; n++ {
+			for rep := 0; rep < 50; rep++ {
+				y := make([]float64, 8*n)
+				for i := range y {
+					y[i] = special[r.IntN(len(special))]
+				}
+				dst := make([]byte, n+1)
+				dst[n] = 0xa5
+				withSet(ks, func() { PositiveBits(dst[:n], y) })
+				for i, v := range y {
+					if got := dst[i/8]>>(i%8)&1 == 1; got != (v > 0) {
+						t.Fatalf("%s: bit %d of %d bytes is %v for %v", ks.name, i, n, got, v)
+					}
+				}
+				if dst[n] != 0xa5 {
+					t.Fatalf("%s: PositiveBits wrote past %d bytes", ks.name, n)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPositiveBits times PositiveBits on one block of W5's first
+// conv layer's ReLU outputs (3 samples: 75 264 values, in cache as in the
+// step) with each set.
+func BenchmarkPositiveBits(b *testing.B) {
+	y := make([]float64, 2352*32)
+	for i := range y {
+		y[i] = float64(i%7) - 3
+	}
+	dst := make([]byte, len(y)/8)
+	for _, ks := range available {
+		b.Run(ks.name, func(b *testing.B) {
+			withSet(ks, func() {
+				for b.Loop() {
+					PositiveBits(dst, y)
+				}
+			})
+			b.SetBytes(int64(8 * len(y)))
+		})
+	}
+}

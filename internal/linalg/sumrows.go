@@ -35,3 +35,34 @@ func sumRowsGeneric(dst, m []float64, rows, ld int, acc bool) {
 		}
 	}
 }
+
+// AddRows adds b to every row of m (rows×len(b), row-major, no padding):
+// m[r][j] += b[j], one addition each (a layer's bias over a batch), then,
+// when relu, ReLU's values (ReLU(m, nil, m)) in the same pass. m must hold
+// at least rows·len(b) values.
+func AddRows(m, b []float64, rows int, relu bool) {
+	cols := len(b)
+	if rows <= 0 || cols == 0 {
+		return
+	}
+	m = m[:rows*cols]
+	if ks := active(); ks.addRows != nil {
+		ks.addRows(m, b, rows, cols, relu)
+		return
+	}
+	addRowsGeneric(m, b, rows, cols, relu)
+}
+
+// addRowsGeneric is AddRows in Go over len(b) columns of m with row stride
+// ld: the definition the kernels reproduce.
+func addRowsGeneric(m, b []float64, rows, ld int, relu bool) {
+	for r := 0; r < rows; r++ {
+		row := m[r*ld : r*ld+len(b)]
+		for j, v := range b {
+			row[j] += v
+		}
+		if relu {
+			reluGeneric(row, nil, row)
+		}
+	}
+}
