@@ -9,7 +9,7 @@ import (
 // Registry returns every fault, freshly built (no package state), grouped
 // by the component it breaks. The claims each fault must break, and why,
 // are declared by the claims' entries (properties.Entry.Faults); `go test
-// ./properties -run TestFaultPower` measures them.
+// ./properties/... -run TestFaultPower` measures them.
 func Registry() []Fault {
 	return append([]Fault{
 		{

@@ -187,6 +187,7 @@ func TestLossHelp(t *testing.T) {
 // and runs the entries that apply (with their controls); for a loss they do
 // not apply to, it says so.
 func TestLossRun(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCLI("loss", "log(1+exp(-q))+exp(-q)", "--run")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)

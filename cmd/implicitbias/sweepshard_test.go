@@ -17,6 +17,7 @@ import (
 // sweep shard finds every job and gives the unsharded verdict (and JSON);
 // bad flags are usage errors.
 func TestSweepShards(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
 	for _, s := range []string{"0/2", "1/2"} {
 		code, out, errOut := runCLI("verify", "--only", "ZD-T4/L5", "--json", "--sweep-store", dir, "--sweep-shard", s)

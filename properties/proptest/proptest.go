@@ -90,7 +90,9 @@ func EntryOf(t *testing.T, es []properties.Entry, id string) properties.Entry {
 // (Runner.Run): the same seeds, the same numbers of cases, the same rule
 // (Decide), each claim and each control that breaks a hypothesis as a
 // subtest. A conjecture's claims are counted, not asserted (they fail only
-// by giving up). The fault controls are measured by TestFaultPower.
+// by giving up). The fault controls are measured by the family's
+// TestFaultPower (FaultPower), in the same process, which reads the
+// claims' verdicts Assert leaves in the Runner's cache.
 func Assert(t *testing.T, es []properties.Entry, id string) {
 	t.Helper()
 	// Entries run side by side, as verify runs them: every draw depends on
@@ -107,7 +109,7 @@ func Assert(t *testing.T, es []properties.Entry, id string) {
 	}
 	for i, p := range e.Controls {
 		if p.Meta().Fault != "" {
-			continue // measured by TestFaultPower
+			continue // measured by the family's TestFaultPower (FaultPower)
 		}
 		t.Run(p.Meta().Name, func(t *testing.T) {
 			assertOutcome(t, r, p, r.RunControl(context.Background(), e, i))

@@ -306,6 +306,7 @@ func linearFamilies() []linearFamily {
 func TestLinearFaultPreconditioner(t *testing.T) {
 	for _, f := range linearFamilies() {
 		t.Run(f.id, func(t *testing.T) {
+			t.Parallel() // the families' runs are independent; the Runner's caches are safe for concurrent use
 			var cases []faultCase
 			for _, x := range proptest.DrawCases(t, f.gen, linearFaultCases) {
 				v, err := f.check(x, func(lr float64) train.Optimizer { return &precondGD{GD: train.GD{LR: lr}, k: 3} })
@@ -328,6 +329,7 @@ func TestLinearFaultPreconditioner(t *testing.T) {
 func TestLinearFaultLimitShift(t *testing.T) {
 	for _, f := range linearFamilies() {
 		t.Run(f.id, func(t *testing.T) {
+			t.Parallel() // the families' runs are independent; the Runner's caches are safe for concurrent use
 			var cases []faultCase
 			for _, x := range proptest.DrawCases(t, f.gen, linearFaultCases) {
 				fc := faultCase{name: fmt.Sprint(x)}
@@ -371,6 +373,7 @@ func TestLinearFaultWeightsIgnored(t *testing.T) {
 	}
 	for _, f := range linearFamilies()[1:] {
 		t.Run(f.id, func(t *testing.T) {
+			t.Parallel() // the families' runs are independent; the Runner's caches are safe for concurrent use
 			var cases []faultCase
 			for _, x := range proptest.DrawCases(t, gens[f.id], linearFaultCases) {
 				c := x.(classification.ClassCase)

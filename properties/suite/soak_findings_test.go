@@ -228,6 +228,7 @@ func TestSoakCases(t *testing.T) {
 		{"1795648797183638", "LL-4.5", "gradient flow, deep linear and x² nets", kkt.KKTCase{Family: kkt.KKTQuad, Width: 6, In: 5, N: 8, Loss: kkt.LossExp, Seed: 0x7d0a99c59d16a914}, theorems.Holds},
 	} {
 		t.Run(tc.seed+"/"+tc.id, func(t *testing.T) {
+			t.Parallel() // each case is judged alone; the Runner's caches are safe for concurrent use
 			var p properties.Prop
 			e := entry(t, tc.id)
 			for _, q := range append(append([]properties.Prop(nil), e.Claims...), e.Controls...) {
@@ -371,6 +372,7 @@ func TestSoakFaultCases(t *testing.T) {
 		{"1795648796969825", "fprime-branch", "ENG-grad", cases.LossCase{Arch: cases.ArchCase{Family: cases.FamMLP, Depth: 1, Width: 10, Act: cases.ActLReLU01, In: 1, Outputs: 4, Samples: 4, Conv: 1, Seed: 0x3706fdbdda0319dd, Fault: "fprime-branch"}, Loss: cases.LossExp}, theorems.Holds, theorems.Violated},
 	} {
 		t.Run(tc.seed+"/"+tc.fault+"/"+tc.claim, func(t *testing.T) {
+			t.Parallel()
 			var p properties.Prop
 			for _, q := range entry(t, tc.claim).Controls {
 				if q.Meta().Fault == tc.fault {
