@@ -1,6 +1,7 @@
 package classification
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -269,6 +270,22 @@ type grwRecorder struct {
 	records []train.Record
 	sum     train.WeightSum // ∫ q dT since the last record
 	logEta  float64         // log η of the last step (−Inf before the first)
+	// stop, when set, is asked at the records of steps ≥ judgeAt
+	// (milestones growing by judgeGrowth) whether the run so far is
+	// decided (stopping.go); hdr makes the records a trajectory.
+	stop    func(*train.Trajectory) bool
+	judgeAt int
+	hdr     func() train.Trajectory
+}
+
+// sofar returns the trajectory of the steps taken: the records up to the
+// last, which is at the current step.
+func (g *grwRecorder) sofar() *train.Trajectory {
+	tr := g.hdr()
+	tr.Records = g.records
+	last := tr.Final()
+	tr.Theta, tr.Steps, tr.Weights = last.Theta, last.Step, last.Weights
+	return &tr
 }
 
 func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval) (float64, error) {
@@ -285,6 +302,12 @@ func (g *grwRecorder) Step(obj *train.Objective, theta []float64, ev *train.Eval
 		rec.WeightSum = g.sum.Take()
 		rec.LogEta = g.logEta
 		g.records = append(g.records, rec)
+		if g.stop != nil && g.t >= g.judgeAt {
+			g.judgeAt = judgeGrowth * g.t
+			if g.stop(g.sofar()) {
+				return 0, errDecided
+			}
+		}
 	}
 	le, err := g.Optimizer.Step(obj, theta, ev)
 	if err == nil {
@@ -306,11 +329,22 @@ func (g *grwRecorder) Reset(p int) {
 // objective's own weights) for steps steps and records θ and the weights
 // at steps growing by growth, and at the end.
 func GRWRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64) (*train.Trajectory, error) {
-	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), logEta: math.Inf(-1), next: 1, growth: growth}
+	return grwRunUntil(obj, opt, theta, w, steps, growth, nil)
+}
+
+// grwRunUntil is GRWRun ended early at the first milestone record
+// (stopping.go) at which stop, given the run so far, says it is decided;
+// the trajectory then ends at that record. nil stop: never.
+func grwRunUntil(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
+	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), logEta: math.Inf(-1), next: 1, growth: growth,
+		stop: stop, judgeAt: firstJudge, hdr: func() train.Trajectory { return header(obj, opt, w) }}
 	// KeepWeights stays off: the recorder integrates the weights itself
 	// (Run would sum them a second time, per step, for the last record
 	// only); the last record's weights are the run's final q.
 	tr, err := train.Run(obj, rec, theta, train.Config{Steps: steps, Every: steps, Weighting: w, KeepTheta: true})
+	if errors.Is(err, errDecided) {
+		return rec.sofar(), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +387,41 @@ func (c ClassCase) Run(r *properties.Runner, steps int) (*dataset.Dataset, *trai
 	return data, tr, err
 }
 
+// runControl is Run for a control's case (the polynomial tail, a planted
+// fault), ended at the first milestone where check is violated
+// (stopping.go; a fault's case also needs the clean run, Run's, to hold
+// there). tag names check in the cache: runs stopped by another check are
+// other runs. On the engine under test the run is Run's.
+func (c ClassCase) runControl(r *properties.Runner, steps int, tag string, check judge) (*dataset.Dataset, *train.Trajectory, error) {
+	if r.Engine != nil {
+		return c.Run(r, steps)
+	}
+	var clean *train.Trajectory
+	if c.Fault != "" {
+		var err error
+		if _, clean, err = c.WithFault("").(ClassCase).Run(r, steps); err != nil {
+			return nil, nil, err
+		}
+	}
+	key := fmt.Sprintf("%#v/%d/%s", c, steps, tag)
+	data := c.Data()
+	tr, err := properties.Cache[*train.Trajectory](r, "classRuns").GetKept(key, func() (*train.Trajectory, error) {
+		w, err := c.Weighting()
+		if err != nil {
+			return nil, err
+		}
+		return c.runUntil(data, w, steps, stopWhenViolated(data, check, clean))
+	})
+	return data, tr, err
+}
+
 // runWith trains the case's model on data under the scheme w.
 func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) (*train.Trajectory, error) {
+	return c.runUntil(data, w, steps, nil)
+}
+
+// runUntil is runWith ended where stop says (grwRunUntil).
+func (c ClassCase) runUntil(data *dataset.Dataset, w train.Weighting, steps int, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
 		return nil, err
@@ -372,7 +439,7 @@ func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) 
 		return nil, err
 	}
 	theta := make([]float64, data.D)
-	return GRWRun(obj, f.Optimizer(gd), theta, w, steps, 1.5)
+	return grwRunUntil(obj, f.Optimizer(gd), theta, w, steps, 1.5, stop)
 }
 
 // AllGRWSchemes are the schemes of ZD-T7's claims: every scheme of the
