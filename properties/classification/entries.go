@@ -53,7 +53,7 @@ func (c ClassCase) directionJudge(data *dataset.Dataset, tr *train.Trajectory) t
 	return grwclass.GRWDirection(data, tr)
 }
 
-// judged trains the case for ClassSteps (a control's run, control or a
+// judged trains the case for DirectionSteps (a control's run, control or a
 // planted fault, stopped where check is violated: runControl) and returns
 // check's verdict on the run.
 func (c ClassCase) judged(r *properties.Runner, control bool, tag string, check judge) theorems.Verdict {
@@ -67,9 +67,9 @@ func (c ClassCase) judged(r *properties.Runner, control bool, tag string, check 
 // trained is the run of judged.
 func (c ClassCase) trained(r *properties.Runner, control bool, tag string, check judge) (*dataset.Dataset, *train.Trajectory, error) {
 	if control || c.Fault != "" {
-		return c.runControl(r, ClassSteps(r), tag, check)
+		return c.runControl(r, DirectionSteps(r), tag, check)
 	}
-	return c.Run(r, ClassSteps(r))
+	return c.Run(r, DirectionSteps(r))
 }
 
 // iwDirectionProperty trains cases under XY's random importance weights
@@ -160,7 +160,7 @@ func multiProperty(name string, schemes []int, poly bool) properties.Property[Mu
 				return c.runControl(r, poly, steps, check)
 			}
 		}
-		data, tr, err := run(r, poly, ClassSteps(r))
+		data, tr, err := run(r, poly, DirectionSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
@@ -395,7 +395,7 @@ func sectionELearned() (es []properties.Entry) {
 // grwDirectionForLoss is ZD-T7 with a user's loss.
 func grwDirectionForLoss(loss string) properties.Entry {
 	direction := func(r *properties.Runner, c ClassCase) theorems.Verdict {
-		data, tr, err := c.Run(r, ClassSteps(r))
+		data, tr, err := c.Run(r, DirectionSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
