@@ -243,9 +243,10 @@ const ClassLR = 0.5
 
 // ClassSteps is the length of a GRW run: the quick budget reaches log T ≈
 // 11.5, so the residual test of LL-lin compares T ≈ 300 with T = 10⁵.
-// XY-P2's runs keep it (its finite part contracts slowly: its controls are
-// decided between 2·10⁵/1.5 and 2·10⁵ steps, stopping.go), and ZD-B's
-// (directionLogT); the binary direction claims run DirectionSteps.
+// XY-P2's runs keep it (its finite part contracts slowly: some of its
+// controls are violated only at 191 752 steps or at the end, stopping.go),
+// and ZD-B's (directionLogT); the binary direction claims run
+// DirectionSteps.
 func ClassSteps(r *properties.Runner) int { return r.Steps(200000) }
 
 // directionLogT is the log T = L that the runs of the binary direction
