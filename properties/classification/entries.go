@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/properties"
 	"github.com/implicitbias/implicitbias/properties/cases"
 	"github.com/implicitbias/implicitbias/theorems"
@@ -31,39 +32,65 @@ func polyControl[C any](alpha string, gen func() properties.Property[C]) propert
 }
 
 // grwDirectionProperty trains generated cases (with loss override, −1 for
-// the case's own) and applies ZD-T7's check.
+// the case's own) and applies ZD-T7's check. A control's run (the override,
+// a planted fault) stops at the first milestone where the check is violated
+// (stopping.go).
 func grwDirectionProperty(name string, lossIDs, schemes []int, override int) properties.Property[ClassCase] {
 	return properties.Property[ClassCase]{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(r *properties.Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(r, ClassSteps(r))
-		if err != nil {
-			return properties.BuildFailed(err)
-		}
-		if v, ok := c.weightsWitnessed(data, tr); !ok {
-			return v
-		}
-		return grwclass.GRWDirection(data, tr)
+		return c.judged(r, override >= 0, "direction", c.directionJudge)
 	}}
 }
 
+// directionJudge is ZD-T7's check of a run: its weights witnessed, then
+// GRWDirection (also the GD half of ZD-T8's).
+func (c ClassCase) directionJudge(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict {
+	if v, ok := c.weightsWitnessed(data, tr); !ok {
+		return v
+	}
+	return grwclass.GRWDirection(data, tr)
+}
+
+// judged trains the case for DirectionSteps (a control's run, control or a
+// planted fault, stopped where check is violated: runControl) and returns
+// check's verdict on the run.
+func (c ClassCase) judged(r *properties.Runner, control bool, tag string, check judge) theorems.Verdict {
+	data, tr, err := c.trained(r, control, tag, check)
+	if err != nil {
+		return properties.BuildFailed(err)
+	}
+	return check(data, tr)
+}
+
+// trained is the run of judged.
+func (c ClassCase) trained(r *properties.Runner, control bool, tag string, check judge) (*dataset.Dataset, *train.Trajectory, error) {
+	if control || c.Fault != "" {
+		return c.runControl(r, DirectionSteps(r), tag, check)
+	}
+	return c.Run(r, DirectionSteps(r))
+}
+
 // iwDirectionProperty trains cases under XY's random importance weights
-// w ∈ [1/M, M]^n and applies XY-P1's check.
+// w ∈ [1/M, M]^n and applies XY-P1's check (a control's run stopped as
+// grwDirectionProperty's).
 func iwDirectionProperty(name string, override int) properties.Property[ClassCase] {
 	return properties.Property[ClassCase]{Name: name, Gen: GenClass(false, []int{LossExp}, []int{SchemeRandomIW}), Check: func(r *properties.Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(r, ClassSteps(r))
-		if err != nil {
-			return properties.BuildFailed(err)
-		}
-		if v, ok := c.weightsWitnessed(data, tr); !ok {
-			return v
-		}
-		return grwclass.IWDirection(data, c.ImportanceWeights(), tr)
+		return c.judged(r, override >= 0, "iw", c.iwJudge)
 	}}
+}
+
+// iwJudge is XY-P1's check of a run: its weights witnessed, then
+// IWDirection.
+func (c ClassCase) iwJudge(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict {
+	if v, ok := c.weightsWitnessed(data, tr); !ok {
+		return v
+	}
+	return grwclass.IWDirection(data, c.ImportanceWeights(), tr)
 }
 
 // pathRadii are the radii of the regularization paths: the residual
@@ -81,7 +108,9 @@ func pathProperty(name string, override int, schemes []int) properties.Property[
 		if override >= 0 {
 			c = c.WithLoss(override)
 		}
-		data, tr, err := c.Run(r, ClassSteps(r))
+		// A control's run stops where its GD half, ZD-T7's check, is
+		// violated: the agreement is then violated too (theorems.Worst).
+		data, tr, err := c.trained(r, override >= 0, "direction", c.directionJudge)
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
@@ -124,15 +153,32 @@ func polyLimitProperty(name string, lossID int) properties.Property[ClassCase] {
 
 func multiProperty(name string, schemes []int, poly bool) properties.Property[MultiCase] {
 	return properties.Property[MultiCase]{Name: name, Gen: GenMulti(schemes), Check: func(r *properties.Runner, c MultiCase) theorems.Verdict {
-		data, tr, err := c.Run(r, poly, ClassSteps(r))
+		check := c.judge(poly)
+		run := c.Run
+		if poly || c.Fault != "" { // a control: stopped where decided (stopping.go)
+			run = func(r *properties.Runner, poly bool, steps int) (*dataset.Dataset, *train.Trajectory, error) {
+				return c.runControl(r, poly, steps, check)
+			}
+		}
+		// ClassSteps, not DirectionSteps: the pairwise tail control is
+		// decided as late as step 37 877 (seed 3), too near L = 10's 44 053.
+		data, tr, err := run(r, poly, ClassSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
+		return check(data, tr)
+	}}
+}
+
+// judge is ZD-B's check of a run (poly: of the control's loss): its
+// weights witnessed, then MultiClassDirection.
+func (c MultiCase) judge(poly bool) judge {
+	return func(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict {
 		if v, ok := c.weightsWitnessed(data, tr, poly); !ok {
 			return v
 		}
 		return grwclass.MultiClassDirection(data, c.k(), tr)
-	}}
+	}
 }
 
 func sectionE() (es []properties.Entry) {
@@ -209,16 +255,49 @@ func sectionE() (es []properties.Entry) {
 // nonSepProperty trains non-separable cases and applies XY-P2's check with
 // the run's weights, or (wrongWeights) with uniform weights in the finite
 // minimizer while the run used the case's.
+//
+// A control's run stops at the first milestone where its check is violated
+// while the check with the run's own weights holds at the same step
+// (stopping.go): on the run itself for the wrong weights (the claim's
+// check of the same run), on the clean twin's run for a planted fault.
 func nonSepProperty(name string, ref, wrongWeights bool) properties.Property[NonSepCase] {
 	return properties.Property[NonSepCase]{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(r *properties.Runner, c NonSepCase) theorems.Verdict {
-		data, w, tr, err := c.Run(ClassSteps(r))
+		steps := ClassSteps(r)
+		judged := func(w []float64) []float64 {
+			if wrongWeights {
+				return uniformOnes(len(w))
+			}
+			return w
+		}
+		var stop func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool
+		switch {
+		case wrongWeights:
+			stop = func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool {
+				return func(tr *train.Trajectory) bool {
+					return grwclass.NonSeparableLimit(data, judged(w), tr).Status == theorems.Violated &&
+						grwclass.NonSeparableLimit(data, w, tr).Status == theorems.Holds
+				}
+			}
+		case c.Fault != "":
+			_, _, clean, err := c.WithFault("").(NonSepCase).cached(r, steps, "", nil)
+			if err != nil {
+				return properties.BuildFailed(err)
+			}
+			stop = func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool {
+				return stopWhenViolated(data, func(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict {
+					return grwclass.NonSeparableLimit(data, w, tr)
+				}, clean)
+			}
+		}
+		tag := ""
+		if stop != nil {
+			tag = "stopped"
+		}
+		data, w, tr, err := c.cached(r, steps, tag, stop)
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
-		if wrongWeights {
-			w = uniformOnes(len(w))
-		}
-		return grwclass.NonSeparableLimit(data, w, tr)
+		return grwclass.NonSeparableLimit(data, judged(w), tr)
 	}}
 }
 
@@ -318,7 +397,7 @@ func sectionELearned() (es []properties.Entry) {
 // grwDirectionForLoss is ZD-T7 with a user's loss.
 func grwDirectionForLoss(loss string) properties.Entry {
 	direction := func(r *properties.Runner, c ClassCase) theorems.Verdict {
-		data, tr, err := c.Run(r, ClassSteps(r))
+		data, tr, err := c.Run(r, DirectionSteps(r))
 		if err != nil {
 			return properties.BuildFailed(err)
 		}

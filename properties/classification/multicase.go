@@ -142,13 +142,33 @@ func (c MultiCase) Run(r *properties.Runner, poly bool, steps int) (*dataset.Dat
 	key := fmt.Sprintf("%#v/%v/%d", c, poly, steps) // every field, exactly: shrunk cases differ in one
 	data := c.Data()
 	tr, err := properties.Cache[*train.Trajectory](r, "multiRuns").GetKept(key, func() (*train.Trajectory, error) {
-		return c.run(data, poly, steps)
+		return c.run(data, poly, steps, nil)
 	})
 	return data, tr, err
 }
 
-// run trains the case's model on data (Run, uncached).
-func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int) (*train.Trajectory, error) {
+// runControl is Run for a control's case (the pairwise polynomial tail, a
+// planted fault), ended at the first milestone where check is violated
+// (stopping.go, as ClassCase.runControl).
+func (c MultiCase) runControl(r *properties.Runner, poly bool, steps int, check judge) (*dataset.Dataset, *train.Trajectory, error) {
+	var clean *train.Trajectory
+	if c.Fault != "" {
+		var err error
+		if _, clean, err = c.WithFault("").(MultiCase).Run(r, poly, steps); err != nil {
+			return nil, nil, err
+		}
+	}
+	key := fmt.Sprintf("%#v/%v/%d/stopped", c, poly, steps)
+	data := c.Data()
+	tr, err := properties.Cache[*train.Trajectory](r, "multiRuns").GetKept(key, func() (*train.Trajectory, error) {
+		return c.run(data, poly, steps, stopWhenViolated(data, check, clean))
+	})
+	return data, tr, err
+}
+
+// run trains the case's model on data (Run, uncached), ended where stop
+// says (grwRunUntil; nil: never).
+func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	w, err := cases.NewScheme(c.Scheme, c.Param, c.Seed, data.N)
 	if err != nil {
 		return nil, err
@@ -178,7 +198,7 @@ func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int) (*train.Traj
 	if err != nil {
 		return nil, err
 	}
-	return GRWRun(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5)
+	return grwRunUntil(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5, stop)
 }
 
 // GenMulti generates multi-class cases with the given schemes.

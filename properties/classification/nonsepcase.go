@@ -138,6 +138,32 @@ func (c NonSepCase) Build() (*dataset.Dataset, []float64, error) {
 // Run trains the linear model on the exponential loss by GD (η = classLR)
 // with the case's static weights, recorded as the GRW runs.
 func (c NonSepCase) Run(steps int) (*dataset.Dataset, []float64, *train.Trajectory, error) {
+	return c.runUntil(steps, nil)
+}
+
+// nonSepRun is a run of a NonSepCase with its data and weights.
+type nonSepRun struct {
+	data *dataset.Dataset
+	w    []float64
+	tr   *train.Trajectory
+}
+
+// cached is Run kept in r: a fault control's case is judged without the
+// fault first (its validity), and its run is then the clean twin the
+// faulted run is stopped against (runControl). stop, when set, ends the
+// run early (grwRunUntil); tag names it in the cache.
+func (c NonSepCase) cached(r *properties.Runner, steps int, tag string, stop func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool) (*dataset.Dataset, []float64, *train.Trajectory, error) {
+	key := fmt.Sprintf("%#v/%d/%s", c, steps, tag)
+	run, err := properties.Cache[nonSepRun](r, "nonSepRuns").GetKept(key, func() (nonSepRun, error) {
+		data, w, tr, err := c.runUntil(steps, stop)
+		return nonSepRun{data, w, tr}, err
+	})
+	return run.data, run.w, run.tr, err
+}
+
+// runUntil is Run ended where stop, given the case's data and weights,
+// says (nil: never).
+func (c NonSepCase) runUntil(steps int, stop func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool) (*dataset.Dataset, []float64, *train.Trajectory, error) {
 	ds, w, err := c.Build()
 	if err != nil {
 		return nil, nil, nil, err
@@ -154,7 +180,11 @@ func (c NonSepCase) Run(steps int) (*dataset.Dataset, []float64, *train.Trajecto
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tr, err := GRWRun(obj, opt, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5)
+	var until func(*train.Trajectory) bool
+	if stop != nil {
+		until = stop(ds, w)
+	}
+	tr, err := grwRunUntil(obj, opt, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5, until)
 	return ds, w, tr, err
 }
 
