@@ -8,7 +8,7 @@ import (
 
 // blockFloats is the most float64s (2²⁴: 128 MB) the objective's model
 // workspace may hold. A workspace for all N samples that would hold more
-// (LL's CNN at full width on 1 000 images: 1.9 GB) is made for blocks of
+// (LL's CNN at full width on 1 000 images: 1.76 GB) is made for blocks of
 // samples instead, and the full-batch evaluation runs block by block: the
 // memory of one block instead of N samples, for one more forward pass of
 // every block but the last when the gradient is asked for.
