@@ -6,13 +6,15 @@ import (
 	"github.com/implicitbias/implicitbias/models"
 )
 
-// blockFloats is the most float64s (2²⁴: 128 MB) the objective's model
+// blockFloats is the most float64s (2²⁵: 256 MB) the objective's model
 // workspace may hold. A workspace for all N samples that would hold more
 // (LL's CNN at full width on 1 000 images: 1.76 GB) is made for blocks of
-// samples instead, and the full-batch evaluation runs block by block: the
+// samples instead (152 images there), and the full-batch evaluation runs block by block: the
 // memory of one block instead of N samples, for one more forward pass of
 // every block but the last when the gradient is asked for.
-const blockFloats = 1 << 24
+// The bound sits above the engine's benchmark W5 (the same CNN on a batch
+// of 100 images: 176 MB), which stays one block.
+const blockFloats = 1 << 25
 
 // blocks is the objective's blocked evaluation (nil slices: one block of
 // all N samples, the model called once, as without blocks).
@@ -34,8 +36,8 @@ type blocks struct {
 // workspaceFloats returns the float64s a workspace of m for n samples holds,
 // or 0 when the model does not say (it is then never evaluated in blocks).
 func workspaceFloats(m models.Model, n int) int {
-	if f, ok := m.NewWorkspace(1).(interface{ Floats() int }); ok {
-		return f.Floats() * n
+	if f, ok := m.NewWorkspace(n).(interface{ Floats() int }); ok {
+		return f.Floats()
 	}
 	return 0
 }
@@ -43,12 +45,21 @@ func workspaceFloats(m models.Model, n int) int {
 // newWorkspace returns the model workspace for all N samples, or, when that
 // would hold more than blockFloats float64s, for one block (setting o.blk).
 func (o *Objective) newWorkspace() models.Workspace {
-	n, m := o.Data.N, o.Model
-	f := workspaceFloats(m, n)
-	if f <= blockFloats {
-		return m.NewWorkspace(n)
+	n := o.Data.N
+	if b := blockSize(workspaceFloats(o.Model, 1), n); b < n {
+		return o.inBlocks(b)
 	}
-	return o.inBlocks(max(1, blockFloats/(f/n)))
+	return o.Model.NewWorkspace(n)
+}
+
+// blockSize returns the samples per block for n samples whose workspace
+// holds perSample float64s each: n when they fit in blockFloats (or the
+// size is not known: 0), else as many as fit, at least 1.
+func blockSize(perSample, n int) int {
+	if perSample*n <= blockFloats {
+		return n
+	}
+	return max(1, blockFloats/perSample)
 }
 
 // inBlocks makes the objective evaluate in blocks of size samples and

@@ -104,17 +104,21 @@ func TestBlockedEvaluation(t *testing.T) {
 	}
 }
 
-// TestBlockedWorkspaceSize: a workspace over blockFloats is made for blocks,
-// of as many samples as fit.
+// TestBlockedWorkspaceSize: LL's full-width CNN on 1 000 images is
+// evaluated in blocks whose workspace fits in blockFloats; the engine's
+// benchmark W5 (the same CNN on 100 images) and small runs are one block.
 func TestBlockedWorkspaceSize(t *testing.T) {
 	m, err := models.Parse("cnn2d:28x28x1:relu:32c5-max2,64c3-max2:1024:10+bias@1", 784)
 	require.NoError(t, err)
 	per := workspaceFloats(m, 1)
 	require.Positive(t, per)
-	n := 2*blockFloats/per + 1
-	data := &dataset.Dataset{N: n, D: 784, X: make([]float64, n*784), Y: make([]float64, n)}
-	o, err := NewObjective(m, losses.CrossEntropy{}, data)
-	require.NoError(t, err)
-	assert.Equal(t, blockFloats/per, o.blk.size)
-	assert.LessOrEqual(t, workspaceFloats(m, o.blk.size), blockFloats)
+	assert.Equal(t, 2*per, workspaceFloats(m, 2), "a workspace is linear in its samples")
+	b := blockSize(per, 1000)
+	assert.Less(t, b, 1000)
+	assert.LessOrEqual(t, b*per, blockFloats)
+	assert.Greater(t, (b+1)*per, blockFloats, "as many samples as fit")
+	assert.Equal(t, 100, blockSize(per, 100), "W5 is one block")
+	assert.Equal(t, 360, blockSize(200, 360), "a small run is one block")
+	assert.Equal(t, 1, blockSize(blockFloats+1, 2), "at least one sample")
+	assert.Equal(t, 5, blockSize(0, 5), "a workspace of unknown size is one block")
 }
