@@ -2,7 +2,10 @@ package check
 
 import (
 	"math/rand/v2"
+	"os"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/implicitbias/implicitbias/dataset"
 	"github.com/implicitbias/implicitbias/losses"
@@ -60,10 +63,26 @@ func benchCheck(b *testing.B, t *Trajectory, model models.Model, data *dataset.D
 	b.Helper()
 	b.ResetTimer()
 	for range b.N {
+		start, cpu0, busy0 := time.Now(), processCPU(), busyCPU()
 		if _, err := Check(t, model, data, Options{Name: "bench", Loss: loss, Rows: true}); err != nil {
 			b.Fatal(err)
 		}
+		reportBusy(b, cpu0, busy0, time.Since(start).Seconds())
 	}
+}
+
+// reportBusy reports, for a call that took wall seconds and began at
+// CPU readings cpu0 (processCPU) and busy0 (busyCPU): cpu-s, the process's
+// CPU seconds over the call (user + system); busy-Ps, the mean number of
+// Go's Ps running goroutines (runtime/metrics' /cpu/classes, which counts a
+// P as busy while its thread waits for a core on a shared machine) — what
+// two idle cores would run in parallel; and idle-s = cpu-s/busy-Ps, the
+// call's wall time estimated on idle cores.
+func reportBusy(b *testing.B, cpu0, busy0, wall float64) {
+	cpu, ps := processCPU()-cpu0, (busyCPU()-busy0)/wall
+	b.ReportMetric(cpu, "cpu-s")
+	b.ReportMetric(ps, "busy-Ps")
+	b.ReportMetric(cpu/ps, "idle-s")
 }
 
 // BenchmarkCheckMLP32: a bias-free 2-layer ReLU MLP of width 32 on 360
@@ -97,4 +116,51 @@ func BenchmarkCheckCNN(b *testing.B) {
 	}
 	t, model := benchRun(b, "cnn2d:28x28x1:relu:32c5-valid-max2,64c3-valid-max2:1024:10+bias@1", data, losses.CrossEntropy{}, 1e-5, 19, 1)
 	benchCheck(b, t, model, data, "ce")
+}
+
+// BenchmarkCheckFile checks the run recorded in the file
+// $IMPLICITBIAS_CHECK_RUN as the CLI does (read, mapped, permuted in place,
+// the measured rows, cpu-s and busy-Ps as benchCheck); skipped without it.
+// It is how the full-width CNN of docs/check.md's "Measured cost" is timed.
+func BenchmarkCheckFile(b *testing.B) {
+	path := os.Getenv("IMPLICITBIAS_CHECK_RUN")
+	if path == "" {
+		b.Skip("set IMPLICITBIAS_CHECK_RUN to a recorded run (.npz)")
+	}
+	for range b.N {
+		start, cpu0, busy0 := time.Now(), processCPU(), busyCPU()
+		t, err := ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := MapModel(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t = m.Move(t)
+		model, err := models.Parse(m.Spec, m.In)
+		if err != nil {
+			b.Fatal(err)
+		}
+		loss, err := LossFor("", model.Out())
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := Data(t, loss)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Check(t, model, data, Options{Name: "bench", Rows: true}); err != nil {
+			b.Fatal(err)
+		}
+		reportBusy(b, cpu0, busy0, time.Since(start).Seconds())
+	}
+}
+
+// busyCPU returns the CPU seconds Go's runtime accounts to its Ps so far,
+// idle Ps excepted (runtime/metrics, an estimate from the Ps' states).
+func busyCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/total:cpu-seconds"}, {Name: "/cpu/classes/idle:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64() - s[1].Value.Float64()
 }

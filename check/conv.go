@@ -500,9 +500,13 @@ func (l *convLayout) permuted(t *Trajectory) *Trajectory {
 
 // gather returns v[idx[0]], v[idx[1]], ….
 func gather(v []float64, idx []int) []float64 {
-	out := make([]float64, len(idx))
-	for j, i := range idx {
-		out[j] = v[i]
+	return gatherTo(make([]float64, 0, len(idx)), v, idx)
+}
+
+// gatherTo appends v[idx[0]], v[idx[1]], … to dst.
+func gatherTo(dst, v []float64, idx []int) []float64 {
+	for _, i := range idx {
+		dst = append(dst, v[i])
 	}
-	return out
+	return dst
 }

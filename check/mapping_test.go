@@ -2,6 +2,7 @@ package check
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,9 +39,19 @@ func TestMappingMatchesPyTorch(t *testing.T) {
 			if m.Spec != c.spec || m.Note != "" {
 				t.Fatalf("spec %q (note %q), want %q", m.Spec, m.Note, c.spec)
 			}
-			rel, err := CompareOutputs(m.Apply(tr), model)
+			applied := m.Apply(tr)
+			rel, err := CompareOutputs(applied, model)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Move is Apply in place: the same run, θ's buffers reused.
+			again, _, _ := mappedFile(t, c.file)
+			moved := m.Move(again)
+			if !reflect.DeepEqual(moved, applied) {
+				t.Errorf("Move gives another run than Apply")
+			}
+			if m.layout != nil && (again.Theta != nil || &moved.Theta[0][0] == &applied.Theta[0][0]) {
+				t.Errorf("Move left θ in the run it took, or shares Apply's")
 			}
 			if !(rel <= 1e-15) {
 				// Far inside MappingTolerance: the rounding of two

@@ -33,6 +33,10 @@ type array struct {
 	// exact reports a float64 dtype (values kept bit for bit); integer dtypes
 	// whose values fit in 2⁵³ are exact too, but are flagged by integer.
 	exact, integer bool
+	// entry, when set, holds a theta/ array's values, not read yet: they
+	// start dataAt bytes into it (npztheta.go).
+	entry  *zip.File
+	dataAt int
 }
 
 func (a *array) size() int {
@@ -91,7 +95,11 @@ func ReadNPZ(r io.ReaderAt, size int64) (*Trajectory, error) {
 		if _, dup := arrays[name]; dup {
 			return nil, fmt.Errorf("array %q appears twice", name)
 		}
-		a, err := readMember(f)
+		read := readMember
+		if strings.HasPrefix(name, "theta/") {
+			read = thetaHeader
+		}
+		a, err := read(f)
 		if err != nil {
 			return nil, fmt.Errorf("array %s: %w", name, err)
 		}
@@ -548,14 +556,22 @@ func assemble(arrays map[string]*array, order []string) (*Trajectory, error) {
 	P := t.NumParams()
 	t.Theta = make([][]float64, T)
 	for i := range t.Theta {
-		t.Theta[i] = make([]float64, 0, P)
+		t.Theta[i] = make([]float64, P)
 	}
+	off := 0
 	for _, p := range t.Params {
 		a := arrays["theta/"+p.Name]
 		k := p.Size()
-		for i := range T {
-			t.Theta[i] = append(t.Theta[i], a.f[i*k:(i+1)*k]...)
+		if a.entry != nil {
+			if err := fillTheta(a, t.Theta, off, k); err != nil {
+				return nil, fmt.Errorf("array theta/%s: %w", p.Name, err)
+			}
+		} else {
+			for i := range T {
+				copy(t.Theta[i][off:off+k], a.f[i*k:(i+1)*k])
+			}
 		}
+		off += k
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err

@@ -39,6 +39,7 @@ type Objective struct {
 	logW []float64 // log w_n; nil means w_n = 1
 
 	ws       models.Workspace
+	blk      blocks // blocked evaluation of large runs (blocked.go)
 	ev       Eval
 	gOut     []float64
 	cachedθ  []float64
@@ -135,7 +136,7 @@ func NewObjective(m models.Model, l losses.Loss, d *dataset.Dataset) (*Objective
 		o.work = make([]float64, 2*n)
 	}
 	o.share = make([]float64, n)
-	o.ws = m.NewWorkspace(n)
+	o.ws = o.newWorkspace()
 	o.gOut = make([]float64, n*k)
 	o.ev.Dir = make([]float64, m.NumParams())
 	o.ev.LogSample = make([]float64, n)
@@ -272,7 +273,7 @@ func (o *Objective) evaluate(theta []float64, grad, sum bool) (*Eval, error) {
 	o.cacheOK, o.unsummed = false, false
 	ev := &o.ev
 	d, k := o.Data, o.Model.Out()
-	ev.Scores = o.Model.Forward(o.ws, theta, d.X, d.N)
+	ev.Scores = o.forward(theta)
 	for i, v := range ev.Scores {
 		// ReLU maps NaN to 0, so an overflow can surface only here.
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -351,7 +352,7 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 			o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
 		}
 	}
-	o.Model.Backward(o.ws, theta, o.gOut, ev.Dir)
+	o.backward(theta, ev.Dir)
 	if o.Reg != nil && r > 0 {
 		o.Reg.AddGrad(ev.Dir, math.Exp(-ev.LogObjective), theta)
 	}
@@ -437,7 +438,7 @@ func margin(s []float64, y float64, kind losses.Kind) float64 {
 // of each kink every margin is on. It appends nothing when both are smooth.
 func (o *Objective) Pattern(dst []byte) []byte {
 	if k, ok := o.Model.(models.Kinked); ok {
-		dst = k.Pattern(o.ws, dst)
+		dst = o.modelPattern(k, dst)
 	}
 	if m, ok := losses.MarginOf(o.Loss); ok {
 		if k, ok := m.(losses.Kinked); ok && o.ev.Margins != nil {

@@ -89,7 +89,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 		}
 		*spec, note = m.Spec, m.Note
-		t = m.Apply(t) // a Conv2d run's θ and X in the engine's channels-last layout
+		t = m.Move(t) // a Conv2d run's θ and X in the engine's channels-last layout
 	} else {
 		// A PyTorch-layout CNN file is permuted as the mapped case is, or
 		// refused when the spec and its modules disagree.
@@ -98,7 +98,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "check", fmt.Errorf("%s: %w", *runPath, err))
 		}
 		note = m.Note
-		t = m.Apply(t)
+		t = m.Move(t)
 	}
 	var data *dataset.Dataset
 	if *dataPath != "" {

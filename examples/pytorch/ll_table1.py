@@ -205,6 +205,11 @@ def main():
     ap.add_argument("--record-every", type=int, default=0,
                     help="also record θ every K epochs that stand (with θ after the next step: a pair), "
                          "beside the rows; with --batch 0 and K = 1, every step")
+    ap.add_argument("--gd-lr", type=float, default=0.0,
+                    help="plain full-batch gradient descent instead of LL's schedule: a constant step size on the mean "
+                         "loss, no roll-back, for --gd-steps steps; records θ at every step s with s mod --record-every "
+                         "in {0, 1} (pairs of consecutive steps) and the last")
+    ap.add_argument("--gd-steps", type=int, default=100, help="with --gd-lr: the number of steps")
     if "--toy" in sys.argv[1:]:
         ap.set_defaults(image=7, n_train=10, n_test=10, width_scale=1 / 8, batch=0, max_epochs=3000, stop_log10_loss=-20.0)
     a = ap.parse_args()
@@ -263,6 +268,9 @@ def main():
     def snap(step, lr):
         snapshots.append((step, lr, [p.detach().cpu().clone().numpy() for p in net.state_dict().values()]))
 
+    if a.gd_lr > 0:
+        plain_gd(a, net, params, X, Y, xtr, ytr, snap, snapshots)
+        return
     log_prev, _, _ = evaluate(net, X, Y, max(batch, 1000))
     log_alpha = math.log(0.1)
     rows, crossed, steps, epoch, rejected = [], 0, 0, 0, 0
@@ -352,6 +360,36 @@ def main():
     mono = all(b >= a_ for a_, b in zip(margins, margins[1:]))
     print(f"{epoch} epochs, {rejected} runs rolled back, {elapsed:.1f} s; ended: {reason}; "
           f"normalized margin non-decreasing across the rows: {mono}", flush=True)
+    save(a, net, X, xtr, ytr, snapshots)
+
+
+def plain_gd(a, net, params, X, Y, xtr, ytr, snap, snapshots):
+    """--gd-lr: θ ← θ − η∇𝓛̄ on the whole training set, η constant (the recorded lr of every record)."""
+    k = max(a.record_every, 1)
+    t0 = time.perf_counter()
+    for s in range(a.gd_steps + 1):
+        if s % k in (0, 1) or s == a.gd_steps:
+            snap(s, a.gd_lr)
+        if s == a.gd_steps:
+            break
+        for p in params:
+            p.grad = None
+        lb = log_mean_loss(net(X), Y)
+        lb.backward()  # ∇ log 𝓛̄ = ∇𝓛̄/𝓛̄, so η∇𝓛̄ = η·𝓛̄·∇ log 𝓛̄ (finite in log domain)
+        with torch.no_grad():
+            c = a.gd_lr * torch.exp(lb)
+            for p in params:
+                p.sub_(p.grad * c)
+        if a.log_every and (s + 1) % a.log_every == 0:
+            print(f"step {s + 1}: log10 loss before it {lb.item() / math.log(10):.4f}, "
+                  f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    log_now, qmin, acc = evaluate(net, X, Y, max(len(Y), 1000))
+    print(f"{a.gd_steps} steps of GD at η = {a.gd_lr:g}: log10 loss {log_now / math.log(10):.4f}, q_min {qmin:.4g}, "
+          f"train {100 * acc:.1f}%, {time.perf_counter() - t0:.1f} s", flush=True)
+    save(a, net, X, xtr, ytr, snapshots)
+
+
+def save(a, net, X, xtr, ytr, snapshots):
     if a.out:
         keys = list(net.state_dict().keys())
         arrays = {

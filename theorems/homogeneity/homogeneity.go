@@ -40,7 +40,7 @@ func pointGrads(c *PointCase, theta []float64, fn func(n, k int, phi, gnorm floa
 		// One forward pass for the K outputs (Grader.Grads: the same bits as
 		// a forward each).
 		g.Grads(theta, c.sample(n), grad, func(k int, phi float64, grad []float64) {
-			gnorm := floats.Norm(grad, 2)
+			gnorm := norm2(grad)
 			if gnorm > 0 {
 				live = true
 			}
