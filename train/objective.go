@@ -177,8 +177,11 @@ func (o *Objective) setLogWeights(w []float64) error {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
 		}
-		o.logW[i] = numerics.Log(v) // math.Log is wrong for subnormal v on amd64
 	}
+	// One batched call (below 1 ulp, subnormal weights included, where
+	// math.Log is wrong on amd64) instead of a call per sample: a
+	// scheme's weights move at every step.
+	linalg.Log(o.logW, w)
 	if o.weightFault == nil {
 		o.givenW = append(o.givenW, w...)
 	}
@@ -230,9 +233,7 @@ func (o *Objective) faulty(w []float64) []float64 {
 	if len(o.givenLogW) != len(w) {
 		o.givenLogW = make([]float64, len(w))
 	}
-	for i, v := range w {
-		o.givenLogW[i] = numerics.Log(v)
-	}
+	linalg.Log(o.givenLogW, w)
 	o.weightFault(o.faultW)
 	return o.faultW
 }
