@@ -369,16 +369,19 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 // for the gradient pass: two passes (the maximum, then the sum), one
 // exponential per sample.
 func (o *Objective) sumLosses(ev *Eval) {
+	// The exponents log w_n + log ℓ_n, once (the shares' buffer holds them).
+	share := o.share[:len(ev.LogSample)]
 	m := math.Inf(-1)
 	for n, ll := range ev.LogSample {
-		m = max(m, ll+o.appliedLogWeight(n))
+		share[n] = ll + o.appliedLogWeight(n)
+		m = max(m, share[n])
 	}
 	var s float64
 	if !math.IsInf(m, -1) {
-		for n, ll := range ev.LogSample {
-			o.share[n] = ll + o.appliedLogWeight(n) - m
+		for n, v := range share {
+			share[n] = v - m
 		}
-		linalg.Exp(o.share, o.share)
+		linalg.Exp(share, share)
 		for _, e := range o.share {
 			s += e
 		}
