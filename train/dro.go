@@ -108,8 +108,13 @@ func (w *GroupDRO) Update(t int, logLoss, q []float64) error {
 	for k := range w.logG {
 		w.logG[k] -= lz
 	}
+	// q_i = g_k/n_k is the same for a group's samples: one exponential per
+	// group (w.s is free again), not per sample.
+	for k, lg := range w.logG {
+		w.s[k] = math.Exp(lg) / float64(w.g.Size[k])
+	}
 	for i, k := range w.g.Of {
-		q[i] = math.Exp(w.logG[k]) / float64(w.g.Size[k])
+		q[i] = w.s[k]
 	}
 	return nil
 }
