@@ -385,10 +385,20 @@ func (j *job) unit(u int, s *scratch) {
 		}
 		if pad {
 			p := s.a[:kb*mr]
-			clear(p)
-			for i := full; i < i1; i++ {
+			if r := i1 - full; j.rsa == 1 {
+				// Aᵀ·B (the backward pass's gOutᵀ·A): the tile's rows
+				// are contiguous for each l, a row copy each.
 				for l := 0; l < kb; l++ {
-					p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+					d := p[l*mr : (l+1)*mr]
+					copy(d, j.a[(pc+l)*j.csa+full:][:r])
+					clear(d[r:])
+				}
+			} else {
+				clear(p)
+				for i := full; i < i1; i++ {
+					for l := 0; l < kb; l++ {
+						p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+					}
 				}
 			}
 		}
