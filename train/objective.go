@@ -284,11 +284,15 @@ func (o *Objective) evaluate(theta []float64, grad, sum bool) (*Eval, error) {
 		o.batch.LogLosses(ev.LogSample, ev.Margins, o.dlog, ev.Scores, d.Y, o.work)
 	}
 	qmin := math.Inf(1)
+	sq, squared := o.Loss.(losses.Squared) // a static call per sample, not an interface call
 	for n := 0; n < d.N; n++ {
 		var ll float64
-		if o.batch != nil {
+		switch {
+		case o.batch != nil:
 			ll = ev.LogSample[n]
-		} else {
+		case squared:
+			ll = sq.LogLoss(ev.Scores[n*k:(n+1)*k], d.Y[n])
+		default:
 			ll = o.Loss.LogLoss(ev.Scores[n*k:(n+1)*k], d.Y[n])
 		}
 		if math.IsNaN(ll) || math.IsInf(ll, 1) {
@@ -336,6 +340,7 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 	if ev.LogLoss != ev.LogObjective {
 		scale = math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
 	}
+	sq, squared := o.Loss.(losses.Squared)
 	for n := 0; n < d.N; n++ {
 		g := o.gOut[n*k : (n+1)*k]
 		lw := o.appliedLogWeight(n)
@@ -347,6 +352,8 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 			for j, v := range o.dlog[n*k : (n+1)*k] {
 				g[j] = v * o.share[n] * scale
 			}
+		case squared:
+			sq.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
 		default:
 			// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
 			o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
