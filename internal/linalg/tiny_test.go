@@ -43,12 +43,14 @@ func BenchmarkTinyProducts(b *testing.B) {
 			})
 			b.Run(name+"/parallel", func(b *testing.B) {
 				b.ReportAllocs()
+				cpu0 := cpuSeconds()
 				b.RunParallel(func(pb *testing.PB) {
 					c := make([]float64, m*n)
 					for pb.Next() {
 						call.f(c)
 					}
 				})
+				b.ReportMetric((cpuSeconds()-cpu0)*1e9/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
