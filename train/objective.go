@@ -247,6 +247,15 @@ func (o *Objective) LogWeight(n int) float64 {
 	return o.appliedLogWeight(n)
 }
 
+// logWeights returns the log weights LogWeight reads, as a slice (nil: all
+// 0), for the loops over every sample.
+func (o *Objective) logWeights() []float64 {
+	if o.weightFault != nil && !o.honestFault && o.givenLogW != nil && o.logW != nil {
+		return o.givenLogW
+	}
+	return o.logW
+}
+
 // appliedLogWeight returns the log weight the sums use.
 func (o *Objective) appliedLogWeight(n int) float64 {
 	if o.logW == nil {
