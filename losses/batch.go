@@ -54,8 +54,7 @@ func (b BinaryLoss) LogLosses(logLoss, q, dlog, s, y, work []float64) {
 		logisticBatch(logLoss, dlog, q)
 	case PolyTail:
 		for i, v := range q {
-			logLoss[i] = m.LogLoss(v)
-			dlog[i] = m.FPrime(v)
+			logLoss[i], dlog[i] = m.logLossFPrime(v)
 		}
 	default:
 		for i, v := range q {

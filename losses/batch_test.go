@@ -225,3 +225,23 @@ func BenchmarkBatch(b *testing.B) {
 		}
 	}
 }
+
+// TestPolyTailLogLossFPrime checks that the batch's fused per-sample call
+// gives LogLoss's and FPrime's bits on both sides of β, at the kink, far
+// left (where leftExcess takes its log-domain form) and at NaN.
+func TestPolyTailLogLossFPrime(t *testing.T) {
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}
+	for _, p := range []PolyTail{ZDPolyTail(), HalfPolyTail(), {Alpha: 2, Beta: 1.5}} {
+		for _, q := range []float64{-800, -40, -3, -1e-300, 0, 1e-300, 0.5, 1.5, 2, 1e10, math.Inf(1), math.Inf(-1), math.NaN()} {
+			ll, fp := p.logLossFPrime(q)
+			if want := p.LogLoss(q); !same(ll, want) {
+				t.Errorf("%v: LogLoss(%v) = %v, fused %v", p, q, want, ll)
+			}
+			if want := p.FPrime(q); !same(fp, want) {
+				t.Errorf("%v: FPrime(%v) = %v, fused %v", p, q, want, fp)
+			}
+		}
+	}
+}

@@ -108,6 +108,20 @@ func (p PolyTail) FPrime(q float64) float64 {
 	return 1 / ((1 + numerics.Exp(q)) * (1 + p.leftExcess(q)))
 }
 
+// logLossFPrime returns LogLoss(q) and FPrime(q) with the same bits, the
+// left branch's excess computed once for both (the batch's per-sample
+// call).
+func (p PolyTail) logLossFPrime(q float64) (ll, fp float64) {
+	if q >= p.Beta {
+		return -(p.Alpha * math.Log1p(q-p.Beta)), p.Alpha / (q - p.Beta + 1)
+	}
+	if math.IsNaN(q) {
+		return -q, q
+	}
+	a := p.leftExcess(q)
+	return math.Log1p(a), 1 / ((1 + numerics.Exp(q)) * (1 + a))
+}
+
 // G returns the inverse of f. For u ≥ 0 = f(β) it is expm1(u/α) + β. For
 // u < 0 it solves ℓ_left(q) − 1 = w with w = e^{−u} − 1 = expm1(−u) (see
 // leftExcess):

@@ -108,8 +108,13 @@ func (w *GroupDRO) Update(t int, logLoss, q []float64) error {
 	for k := range w.logG {
 		w.logG[k] -= lz
 	}
+	// q_i = g_k/n_k is the same for a group's samples: one exponential per
+	// group (w.s is free again), not per sample.
+	for k, lg := range w.logG {
+		w.s[k] = math.Exp(lg) / float64(w.g.Size[k])
+	}
 	for i, k := range w.g.Of {
-		q[i] = math.Exp(w.logG[k]) / float64(w.g.Size[k])
+		q[i] = w.s[k]
 	}
 	return nil
 }
@@ -146,9 +151,28 @@ func (b *byLoss) sortLosses(logLoss []float64) (bool, error) {
 		b.l[i] = math.Exp(ll - top)
 		b.idx[i] = i
 	}
-	sort.Sort(b)
+	if len(b.idx) > insertionMax {
+		sort.Sort(b)
+		return true, nil
+	}
+	// A tiny case's n: insertion sort without an interface call per
+	// comparison. The order is total, so any sort gives the same indices.
+	idx, l := b.idx, b.l
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0; j-- {
+			a, c := idx[j], idx[j-1]
+			if !(l[a] > l[c] || l[a] == l[c] && a < c) {
+				break
+			}
+			idx[j], idx[j-1] = c, a
+		}
+	}
 	return true, nil
 }
+
+// insertionMax is the largest sample count sortLosses sorts by insertion
+// (at most n²/2 comparisons, fewer than pdqsort's calls cost up to here).
+const insertionMax = 32
 
 func newByLoss(n int) *byLoss { return &byLoss{idx: make([]int, n), l: make([]float64, n)} }
 

@@ -178,8 +178,11 @@ func (o *Objective) setLogWeights(w []float64) error {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("train: weight %d is %v; weights must be finite and ≥ 0", i+1, v)
 		}
-		o.logW[i] = numerics.Log(v) // math.Log is wrong for subnormal v on amd64
 	}
+	// One batched call (below 1 ulp, subnormal weights included, where
+	// math.Log is wrong on amd64) instead of a call per sample: a
+	// scheme's weights move at every step.
+	linalg.Log(o.logW, w)
 	if o.weightFault == nil {
 		o.givenW = append(o.givenW, w...)
 	}
@@ -231,9 +234,7 @@ func (o *Objective) faulty(w []float64) []float64 {
 	if len(o.givenLogW) != len(w) {
 		o.givenLogW = make([]float64, len(w))
 	}
-	for i, v := range w {
-		o.givenLogW[i] = numerics.Log(v)
-	}
+	linalg.Log(o.givenLogW, w)
 	o.weightFault(o.faultW)
 	return o.faultW
 }
@@ -245,6 +246,15 @@ func (o *Objective) LogWeight(n int) float64 {
 		return o.givenLogW[n]
 	}
 	return o.appliedLogWeight(n)
+}
+
+// logWeights returns the log weights LogWeight reads, as a slice (nil: all
+// 0), for the loops over every sample.
+func (o *Objective) logWeights() []float64 {
+	if o.weightFault != nil && !o.honestFault && o.givenLogW != nil && o.logW != nil {
+		return o.givenLogW
+	}
+	return o.logW
 }
 
 // appliedLogWeight returns the log weight the sums use.
@@ -284,11 +294,15 @@ func (o *Objective) evaluate(theta []float64, grad, sum bool) (*Eval, error) {
 		o.batch.LogLosses(ev.LogSample, ev.Margins, o.dlog, ev.Scores, d.Y, o.work)
 	}
 	qmin := math.Inf(1)
+	sq, squared := o.Loss.(losses.Squared) // a static call per sample, not an interface call
 	for n := 0; n < d.N; n++ {
 		var ll float64
-		if o.batch != nil {
+		switch {
+		case o.batch != nil:
 			ll = ev.LogSample[n]
-		} else {
+		case squared:
+			ll = sq.LogLoss(ev.Scores[n*k:(n+1)*k], d.Y[n])
+		default:
 			ll = o.Loss.LogLoss(ev.Scores[n*k:(n+1)*k], d.Y[n])
 		}
 		if math.IsNaN(ll) || math.IsInf(ll, 1) {
@@ -336,6 +350,7 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 	if ev.LogLoss != ev.LogObjective {
 		scale = math.Exp(ev.LogLoss-ev.LogObjective) / o.shareSum
 	}
+	sq, squared := o.Loss.(losses.Squared)
 	for n := 0; n < d.N; n++ {
 		g := o.gOut[n*k : (n+1)*k]
 		lw := o.appliedLogWeight(n)
@@ -347,6 +362,8 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 			for j, v := range o.dlog[n*k : (n+1)*k] {
 				g[j] = v * o.share[n] * scale
 			}
+		case squared:
+			sq.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
 		default:
 			// w_n ∂ℓ_n/∂s · e^{−log(𝓛+R)}: each term is in [−1, 1]·|ℓ'/ℓ|.
 			o.Loss.ScaledGrad(g, ev.Scores[n*k:(n+1)*k], d.Y[n], ev.LogObjective-lw)
@@ -369,16 +386,19 @@ func (o *Objective) gradient(theta []float64, ev *Eval, r float64) error {
 // for the gradient pass: two passes (the maximum, then the sum), one
 // exponential per sample.
 func (o *Objective) sumLosses(ev *Eval) {
+	// The exponents log w_n + log ℓ_n, once (the shares' buffer holds them).
+	share := o.share[:len(ev.LogSample)]
 	m := math.Inf(-1)
 	for n, ll := range ev.LogSample {
-		m = max(m, ll+o.appliedLogWeight(n))
+		share[n] = ll + o.appliedLogWeight(n)
+		m = max(m, share[n])
 	}
 	var s float64
 	if !math.IsInf(m, -1) {
-		for n, ll := range ev.LogSample {
-			o.share[n] = ll + o.appliedLogWeight(n) - m
+		for n, v := range share {
+			share[n] = v - m
 		}
-		linalg.Exp(o.share, o.share)
+		linalg.Exp(share, share)
 		for _, e := range o.share {
 			s += e
 		}

@@ -69,6 +69,11 @@ func OptimizerNames() []string {
 // GD is gradient descent with a constant step size, θ ← θ − η∇𝓛.
 type GD struct {
 	LR float64
+	// logLR is log LR as NewGD computed it for the LR lrOf: the same bits
+	// as a call per step, without the call. Step only reads it (a GD may
+	// step several runs at once), and calls math.Log when LR has changed
+	// or the GD was built as a literal.
+	logLR, lrOf float64
 }
 
 // NewGD returns GD with step size lr > 0.
@@ -76,7 +81,7 @@ func NewGD(lr float64) (*GD, error) {
 	if !(lr > 0) || math.IsInf(lr, 0) {
 		return nil, fmt.Errorf("train: learning rate must be a finite number > 0, got %v", lr)
 	}
-	return &GD{LR: lr}, nil
+	return &GD{LR: lr, logLR: math.Log(lr), lrOf: lr}, nil
 }
 
 // Rule returns GD with η.
@@ -84,7 +89,10 @@ func (g *GD) Rule() StepRule { return StepRule{Kind: GDStep, LR: g.LR} }
 
 // Step sets θ ← θ − e^{log η + log 𝓛}·Dir.
 func (g *GD) Step(_ *Objective, theta []float64, ev *Eval) (float64, error) {
-	logEta := math.Log(g.LR)
+	logEta := g.logLR
+	if math.Float64bits(g.lrOf) != math.Float64bits(g.LR) {
+		logEta = math.Log(g.LR)
+	}
 	floats.AddScaled(theta, -math.Exp(logEta+ev.LogObjective), ev.Dir)
 	return logEta, nil
 }

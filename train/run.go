@@ -95,6 +95,10 @@ type Config struct {
 	KeepWeights bool
 }
 
+// maxRecordsCap bounds the records Run makes room for at the start (a run
+// that stops early, at StopLogLoss, would leave the rest unused).
+const maxRecordsCap = 1 << 12
+
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
 // It stops with an error naming the step if a non-finite value appears. An
 // optimizer that returns ErrStalled ends the run normally, with the last
@@ -120,6 +124,9 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		L = deg.Order
 	}
 	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: opt.Rule(), Degree: L}
+	// Room for every record of a run that goes the distance (up to
+	// maxRecordsCap), so that the records are not copied as they grow.
+	tr.Records = make([]Record, 0, min(cfg.Steps/every+2, maxRecordsCap))
 	q, err := startRun(obj, opt, len(theta), &cfg, tr)
 	if err != nil {
 		return nil, err

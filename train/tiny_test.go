@@ -21,6 +21,7 @@ var tinyProblems = []struct {
 	{"poly-linear", "linear", losses.NewBinary(losses.ZDPolyTail()), 0},
 	{"ce-mlp2x8-K3", "mlp:relu:2x8/3", losses.CrossEntropy{}, 3},
 	{"ce-linear-K4", "linear/4", losses.CrossEntropy{}, 4},
+	{"squared-linear", "linear", losses.Squared{}, 0}, // regression on ±1 targets
 }
 
 // tinyObjective returns the objective of a tiny problem (n = 30, d = 10)

@@ -37,8 +37,12 @@ func (w *WeightSum) Add(logEta float64, obj *Objective) {
 		w.sum, w.buf, w.in, w.ok = make([]float64, n), make([]float64, n), make([]float64, n), false
 	}
 	same := w.ok
+	lw := obj.logWeights() // LogWeight's, read once
 	for i := range w.in {
-		v := logEta + obj.LogWeight(i)
+		v := logEta + 0
+		if lw != nil {
+			v = logEta + lw[i]
+		}
 		same = same && math.Float64bits(v) == math.Float64bits(w.in[i])
 		w.in[i] = v
 	}

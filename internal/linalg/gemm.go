@@ -26,7 +26,7 @@
 package linalg
 
 import (
-	"sync/atomic"
+	"sync"
 )
 
 // MulABt sets C = A·Bᵀ (+ C when accumulate), with A m×k (row stride lda),
@@ -222,7 +222,7 @@ const (
 )
 
 // job is one chain-order product and the scratch to run it, reused
-// through jobCache and freeJobs (no allocation per call once warm).
+// through jobs (no allocation per call once warm).
 type job struct {
 	ks              *kernelSet
 	m, n, k         int
@@ -244,37 +244,26 @@ type job struct {
 	buf             []float64 // packed Bᵀ of MulABt
 }
 
-// Idle jobs (with their grown buffers) wait in jobCache (one, taken and put
-// back with one atomic operation: the common case of one goroutine) and
-// freeJobs (more, for concurrent callers). Unlike a sync.Pool they are not
-// emptied by the garbage collector, so a long run never re-allocates them.
-var (
-	jobCache atomic.Pointer[job]
-	freeJobs = make(chan *job, 64)
-)
+// Idle jobs (with their grown buffers) wait in jobs, a sync.Pool: a
+// per-P cache, so that the verify suite's goroutines, each running tiny
+// products back to back on its own core, take and put back jobs without
+// an atomic write to a shared cache line (the single shared slot and
+// channel this replaces cost 15% of verify's CPU time on 2 cores, more
+// than the products of a few hundred multiply-adds they dispatched). A
+// garbage collection moves idle jobs to the pool's victim cache, from
+// which the next getJob takes them back, so a job in steady use is not
+// re-allocated: only one idle through two collections is dropped.
+var jobs = sync.Pool{New: func() any { return new(job) }}
 
 func getJob(ks *kernelSet) *job {
-	j := jobCache.Swap(nil)
-	if j == nil {
-		select {
-		case j = <-freeJobs:
-		default:
-			j = new(job)
-		}
-	}
+	j := jobs.Get().(*job)
 	j.ks = ks
 	return j
 }
 
 func putJob(j *job) {
 	j.a, j.b, j.c, j.epi = nil, nil, nil, epilogue{}
-	if jobCache.CompareAndSwap(nil, j) {
-		return
-	}
-	select {
-	case freeJobs <- j:
-	default:
-	}
+	jobs.Put(j)
 }
 
 // grow returns the job's buffer with length n.
@@ -396,10 +385,20 @@ func (j *job) unit(u int, s *scratch) {
 		}
 		if pad {
 			p := s.a[:kb*mr]
-			clear(p)
-			for i := full; i < i1; i++ {
+			if r := i1 - full; j.rsa == 1 {
+				// Aᵀ·B (the backward pass's gOutᵀ·A): the tile's rows
+				// are contiguous for each l, a row copy each.
 				for l := 0; l < kb; l++ {
-					p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+					d := p[l*mr : (l+1)*mr]
+					copy(d, j.a[(pc+l)*j.csa+full:][:r])
+					clear(d[r:])
+				}
+			} else {
+				clear(p)
+				for i := full; i < i1; i++ {
+					for l := 0; l < kb; l++ {
+						p[l*mr+i-full] = j.a[i*j.rsa+(pc+l)*j.csa]
+					}
 				}
 			}
 		}

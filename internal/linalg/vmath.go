@@ -44,14 +44,7 @@ func Exp(dst, x []float64) {
 		expGeneric(dst, x)
 		return
 	}
-	v := n / ks.vec * ks.vec
-	vmExp(ks.vm, dst[:v], x[:v])
-	if v < n {
-		var pad [8]float64 // the tail, through the same kernel
-		copy(pad[:], x[v:])
-		vmExp(ks.vm, pad[:ks.vec], pad[:ks.vec])
-		copy(dst[v:], pad[:n-v])
-	}
+	vmRun(opExp, ks, dst, x)
 }
 
 // Log sets dst[i] = log x[i] for every i < len(x); dst must be at least as
@@ -72,14 +65,7 @@ func Log(dst, x []float64) {
 		logGeneric(dst, x)
 		return
 	}
-	v := n / ks.vec * ks.vec
-	vmLog(ks.vm, dst[:v], x[:v])
-	if v < n {
-		var pad [8]float64 // the tail, through the same kernel
-		copy(pad[:], x[v:])
-		vmLog(ks.vm, pad[:ks.vec], pad[:ks.vec])
-		copy(dst[v:], pad[:n-v])
-	}
+	vmRun(opLog, ks, dst, x)
 }
 
 // Log1p sets dst[i] = log(1 + x[i]) for every i < len(x); dst must be at
@@ -103,13 +89,56 @@ func Log1p(dst, x []float64) {
 		log1pGeneric(dst, x)
 		return
 	}
-	v := n / ks.vec * ks.vec
-	vmLog1p(ks.vm, dst[:v], x[:v])
-	if v < n {
-		var pad [8]float64 // the tail, through the same kernel
-		copy(pad[:], x[v:])
-		vmLog1p(ks.vm, pad[:ks.vec], pad[:ks.vec])
-		copy(dst[v:], pad[:n-v])
+	vmRun(opLog1p, ks, dst, x)
+}
+
+// vmOp names a batched function for vmRun.
+type vmOp int
+
+const (
+	opExp vmOp = iota
+	opLog
+	opLog1p
+)
+
+// vmRun runs the kernel of op in set ks on x (len(dst) = len(x) = n) and
+// its tail of n mod vec values without copying x through a buffer where it
+// can: the kernels compute each lane from its own input alone, so the last
+// vec values computed again (when n > vec and dst is not x) have the bits
+// they had; in place, the last vec values go through a buffer first, and
+// only the tail is copied back. (A switch, not a function value: slices of
+// the callers' stack buffers must not escape.)
+func vmRun(op vmOp, ks *kernelSet, dst, x []float64) {
+	n, vec := len(x), ks.vec
+	v := n / vec * vec
+	switch {
+	case v == n:
+		vmCall(op, ks.vm, dst, x)
+	case v == 0:
+		var pad [8]float64 // the whole batch, through the same kernel
+		copy(pad[:], x)
+		vmCall(op, ks.vm, pad[:vec], pad[:vec])
+		copy(dst, pad[:n])
+	case &dst[0] != &x[0]:
+		vmCall(op, ks.vm, dst[:v], x[:v])
+		vmCall(op, ks.vm, dst[n-vec:], x[n-vec:])
+	default:
+		var pad [8]float64
+		vmCall(op, ks.vm, pad[:vec], x[n-vec:])
+		vmCall(op, ks.vm, dst[:v], x[:v])
+		copy(dst[v:], pad[vec-(n-v):vec])
+	}
+}
+
+// vmCall runs op's kernel of kind k on x (len(x) a multiple of its lanes).
+func vmCall(op vmOp, k vmKind, dst, x []float64) {
+	switch op {
+	case opExp:
+		vmExp(k, dst, x)
+	case opLog:
+		vmLog(k, dst, x)
+	default:
+		vmLog1p(k, dst, x)
 	}
 }
 

@@ -224,9 +224,15 @@ func TestVMathSets(t *testing.T) {
 					}
 					got := make([]float64, n)
 					fn.f(got, xs[off:off+n])
+					// In place: the tail goes another way (vmRun).
+					in := append([]float64(nil), xs[off:off+n]...)
+					fn.f(in, in)
 					for i := range got {
 						if math.Float64bits(got[i]) != math.Float64bits(want[off+i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[off+i])) {
 							t.Fatalf("%s %s(%v) = %v (%#x), generic %v (%#x)", ks.name, fn.name, xs[off+i], got[i], math.Float64bits(got[i]), want[off+i], math.Float64bits(want[off+i]))
+						}
+						if !bigref.Same(in[i], want[off+i]) {
+							t.Fatalf("%s %s in place, n = %d (%v) = %v, want %v", ks.name, fn.name, n, xs[off+i], in[i], want[off+i])
 						}
 					}
 				}
