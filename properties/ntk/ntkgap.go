@@ -120,7 +120,8 @@ func (c GapSweepCase) run(r *properties.Runner) ([]ntkth.GapRun, error) {
 // linearization, each by the A1 schedule and by ERM, with the same step,
 // and follows each linearized run in function space (linProblem.path).
 func (c GapSweepCase) job(r *properties.Runner, d ntkData, f faults.Fault, width int, seed uint64) (ntkth.GapRun, error) {
-	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
+	spec := c.spec(r, width)
+	st, err := newNTKStart(spec, f, d, width, seed)
 	if err != nil {
 		return ntkth.GapRun{}, err
 	}
@@ -150,7 +151,17 @@ func (c GapSweepCase) job(r *properties.Runner, d ntkData, f faults.Fault, width
 			if i == 1 {
 				steps, start = steps*linStepsFactor, lin0
 			}
-			tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog, fault: f})
+			if !pair && i == 0 {
+				// ERM on the network: the run ZD-T6 trains too (networkERM;
+				// the zero-weight control's data are its own).
+				data := fmt.Sprintf("data seed %d", c.Data)
+				if c.Kind == GapZeroWeight {
+					data = ""
+				}
+				tr[i], err = networkERM(r, data, spec, width, seed, st, d, eta, f)
+			} else {
+				tr[i], err = ntkRun(m, start, d, runOpts{loss: losses.Squared{}, w: w, eta: eta, steps: steps, every: gapEvery, stopLog: gapStopLog, fault: f})
+			}
 			if err != nil {
 				return run, fmt.Errorf("%s seed %d: %w", m, seed, err)
 			}

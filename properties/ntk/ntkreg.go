@@ -116,7 +116,8 @@ func (c RegSweepCase) run(r *properties.Runner) ([]ntkth.RegRun, error) {
 // job trains one (width, seed): ERM to interpolation, then for each μ of
 // the grid the regularized network and its linearization.
 func (c RegSweepCase) job(r *properties.Runner, d ntkData, f faults.Fault, width int, seed uint64) ([]ntkth.RegRun, error) {
-	st, err := newNTKStart(c.spec(r, width), f, d, width, seed)
+	spec := c.spec(r, width)
+	st, err := newNTKStart(spec, f, d, width, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func (c RegSweepCase) job(r *properties.Runner, d ntkData, f faults.Fault, width
 	base := ntkth.RegRun{Width: width, Seed: seed, LastLayerNorm: st.lastNorm, GramMin: lmin, GramMax: lmax,
 		TestDiag: testDiag(net, theta0, d), N: NTKN}
 	_, qmin, qmax := a1Schedule(c.Data, NTKN)
-	erm, err := ntkRun(net, theta0, d, runOpts{loss: losses.Squared{}, eta: 1 / (qmax * lmax), steps: gapSteps, every: gapEvery, stopLog: gapStopLog, fault: f})
+	erm, err := networkERM(r, fmt.Sprintf("data seed %d", c.Data), spec, width, seed, st, d, 1/(qmax*lmax), f)
 	if err != nil {
 		return nil, err
 	}

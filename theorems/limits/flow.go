@@ -178,19 +178,44 @@ const (
 	flowMaxSteps  = 200000
 )
 
+// The prediction over a segment first tries fewer steps than flowSteps
+// asks for (1/16, then 1/4 of them, at least 4) and keeps that result when
+// its error estimate ‖y_m − y_2m‖ is at most flowIntFrac of the segment's
+// discretization and rounding budgets; otherwise it integrates with the
+// full count, as before issue 28. The estimate is in the budget whatever
+// the count, so the check stays sound; the fraction bounds how far the
+// cheaper count moves the flow part's ratio dev/budget against the full
+// one's: the budget by ≤ flowIntFrac relatively (both estimates are below
+// it, RK4's error falling as h⁴: 16× the steps divide it by ~6·10⁴), the
+// prediction by ≤ 1/15 of the estimate, so the ratio by at most
+// flowIntFrac·(ratio + 1/15) absolutely: below the three digits the part
+// prints near its bound 1. At 1/16 the step has h·‖J‖ ≤ 0.8, inside RK4's
+// region of absolute stability (the half-disc |z| ≤ 2.5, Re z ≤ 0) and
+// where its error still falls as h⁴ (RK4's stability function departs
+// from e^{z} by 2·10⁻² at z = −1), so that step doubling estimates it. On
+// the quick cases of ZD-B, ZD-T7, XY-P1 and LL-lin this takes 15–35% of
+// the steps (theorems/limits, issue 28; docs/speed.md).
+var flowCoarsen = [...]int{16, 4, 1}
+
+// flowIntFrac is the fraction of a segment's discretization and rounding
+// budgets that a cheaper step count's error estimate must stay below.
+const flowIntFrac = 1e-4
+
 // predict returns θ at s1 from θ0 at s0 along the modified flow, and the
 // integrator's error estimate: the distance between the results with n and
-// 2n steps (RK4's error at 2n steps is about 1/15 of it).
-func (f *gdFlow) predict(theta0 []float64, s0, s1 float64) (pred []float64, errEst float64) {
-	return predictLogTime(func(dst, th []float64) { f.field(dst, th) }, f.velocity(theta0), theta0, s0, s1)
+// 2n steps (RK4's error at 2n steps is about 1/15 of it), n the fewest of
+// predictLogTime's counts whose estimate is at most tol.
+func (f *gdFlow) predict(theta0 []float64, s0, s1, tol float64) (pred []float64, errEst float64) {
+	return predictLogTime(func(dst, th []float64) { f.field(dst, th) }, f.velocity(theta0), theta0, s0, s1, tol)
 }
 
 // predictLogTime returns θ at s1 from θ0 at s0 along dθ/ds = e^{s}F(θ),
 // and the integrator's error estimate: the distance between the results
 // with n and 2n classical Runge–Kutta steps (numerics.RK4; its error at
-// 2n steps is about 1/15 of it). curv bounds ‖∂F/∂θ‖ at θ0; the steps
-// follow flowStiffStep and flowMinSteps.
-func predictLogTime(field func(dst, theta []float64), curv float64, theta0 []float64, s0, s1 float64) (pred []float64, errEst float64) {
+// 2n steps is about 1/15 of it). curv bounds ‖∂F/∂θ‖ at θ0; the full n
+// follows flowStiffStep and flowMinSteps, and the cheaper counts of
+// flowCoarsen are kept when their estimate is at most tol.
+func predictLogTime(field func(dst, theta []float64), curv float64, theta0 []float64, s0, s1, tol float64) (pred []float64, errEst float64) {
 	jac := math.Exp(s1) * curv
 	n := int(math.Ceil((s1 - s0) * math.Max(flowMinSteps, jac/flowStiffStep)))
 	n = min(max(n, 4), flowMaxSteps)
@@ -201,17 +226,30 @@ func predictLogTime(field func(dst, theta []float64), curv float64, theta0 []flo
 		field(dst, th)
 		floats.Scale(math.Exp(s), dst)
 	}
-	return numerics.RK4(rhs, theta0, s0, s1, &numerics.RK4Settings{Steps: n})
+	tried := 0
+	for _, k := range flowCoarsen {
+		m := max((n+k-1)/k, min(n, 4))
+		if m == tried {
+			continue // small n: the same count as the previous try
+		}
+		tried = m
+		pred, errEst = numerics.RK4(rhs, theta0, s0, s1, &numerics.RK4Settings{Steps: m})
+		if m == n || errEst <= tol {
+			break
+		}
+	}
+	return pred, errEst
 }
 
 // modifiedFlow is GD's modified flow of a linear-limit check (gdFlow for
 // binary margin losses, ceFlow for the cross-entropy) under the weights
 // it was last given: the size of its first-order correction at θ, and its
-// prediction from log T = s0 to s1 with the integrator's error estimate.
+// prediction from log T = s0 to s1 with the integrator's error estimate
+// (at most tol where flowMaxSteps allows, predictLogTime).
 type modifiedFlow interface {
 	velocity(theta []float64) float64
 	field(dst, theta []float64) float64
-	predict(theta0 []float64, s0, s1 float64) ([]float64, float64)
+	predict(theta0 []float64, s0, s1, tol float64) ([]float64, float64)
 }
 
 // flowTally accumulates the flow parts of the linear-limit checks
@@ -255,21 +293,23 @@ func (f *flowTally) segment(a, b *train.Record, q []float64, rows int, notGD boo
 	if notGD {
 		disc = 0
 	}
-	f.add(a, b, curv, disc, round, dt)
+	f.add(a, b, floats.Equal(q, f.uniform), curv, disc, round, dt)
 	return disc, round
 }
 
 // add compares the segment from record a to b (dt steps of η) with the
 // flow under the recorded weights (set by segment) and under uniform
-// ones; curv is η‖∇²𝓛‖'s factor at a, disc GD's discretization budget
-// under the recorded weights and round the segment's rounding.
-func (f *flowTally) add(a, b *train.Record, curv, disc, round, dt float64) {
+// ones; uniform reports that the recorded weights are ERM's (the second
+// comparison is then the first); curv is η‖∇²𝓛‖'s factor at a, disc GD's
+// discretization budget under the recorded weights and round the
+// segment's rounding.
+func (f *flowTally) add(a, b *train.Record, uniform bool, curv, disc, round, dt float64) {
 	flow, eta, tmp := f.flow, f.eta, f.tmp
 	if eta*curv > flowStepLimit {
 		f.skipped++
 		return
 	}
-	pred, ierr := flow.predict(a.Theta, a.LogT, b.LogT)
+	pred, ierr := flow.predict(a.Theta, a.LogT, b.LogT, flowIntFrac*(disc+round))
 	dev := floats.Distance(pred, b.Theta, 2)
 	bud := disc + round + ierr
 	f.compared++
@@ -277,11 +317,16 @@ func (f *flowTally) add(a, b *train.Record, curv, disc, round, dt float64) {
 		f.worst, f.at, f.dev, f.bud = r, b.LogT, dev, bud
 	}
 	// The same from uniform weights (ERM's): how far the run is from
-	// ERM's flow, and how far the recorded weights would take it.
-	f.setQ(f.uniform)
-	discU := dt * eta * eta / 2 * math.Max(flow.field(tmp, a.Theta), flow.field(tmp, b.Theta))
-	predU, ierrU := flow.predict(a.Theta, a.LogT, b.LogT)
-	budU := discU + round + ierrU
+	// ERM's flow, and how far the recorded weights would take it: the
+	// same comparison when the recorded weights are ERM's.
+	predU, budU := pred, bud
+	if !uniform {
+		f.setQ(f.uniform)
+		discU := dt * eta * eta / 2 * math.Max(flow.field(tmp, a.Theta), flow.field(tmp, b.Theta))
+		var ierrU float64
+		predU, ierrU = flow.predict(a.Theta, a.LogT, b.LogT, flowIntFrac*(discU+round))
+		budU = discU + round + ierrU
+	}
 	f.ermFit = math.Max(f.ermFit, floats.Distance(predU, b.Theta, 2)/budU)
 	f.ermApart = math.Max(f.ermApart, floats.Distance(predU, pred, 2)/math.Max(bud, budU))
 }

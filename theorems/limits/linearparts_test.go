@@ -150,7 +150,7 @@ func TestStepCoefficientsAndFlow(t *testing.T) {
 		cone = coef.cone(theta0, cs, slack, eta*500, 1, tail.slope, round)
 		tmp := make([]float64, 4)
 		disc := 500 * eta * eta / 2 * math.Max(flow.field(tmp, theta0), flow.field(tmp, theta1))
-		pred, ierr := flow.predict(theta0, s0, s1)
+		pred, ierr := flow.predict(theta0, s0, s1, flowIntFrac*(disc+round))
 		return weighted, cone, floats.Distance(pred, theta1, 2) / (disc + round + ierr)
 	}
 	w, c, f := check(linearGDSteps(z, q, theta0, eta, 500, nil))

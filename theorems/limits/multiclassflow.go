@@ -143,7 +143,8 @@ func (f *ceFlow) sampleSpeeds() []float64 {
 }
 
 // predict returns Θ at s1 from θ0 at s0 along the modified flow, and the
-// integrator's error estimate (predictLogTime).
-func (f *ceFlow) predict(theta0 []float64, s0, s1 float64) ([]float64, float64) {
-	return predictLogTime(func(dst, th []float64) { f.field(dst, th) }, f.velocity(theta0), theta0, s0, s1)
+// integrator's error estimate, at most tol where the steps allow
+// (predictLogTime).
+func (f *ceFlow) predict(theta0 []float64, s0, s1, tol float64) ([]float64, float64) {
+	return predictLogTime(func(dst, th []float64) { f.field(dst, th) }, f.velocity(theta0), theta0, s0, s1, tol)
 }
