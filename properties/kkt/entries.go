@@ -102,16 +102,28 @@ func stopped(r *properties.Runner, c KKTCase, p Plan, tag string, check func(*KK
 		if err != nil {
 			return nil, nil, err
 		}
-		gd, err := train.NewGD(b.LR)
-		if err != nil {
-			return nil, nil, err
-		}
-		stop := cases.StopWhenViolated(func(tr *train.Trajectory) theorems.Verdict { return check(b, tr) },
-			clean, func(tr *train.Trajectory) theorems.Verdict { return check(cb, tr) })
-		θ := append([]float64(nil), b.Init...)
-		tr, err := cases.RecordRunUntil(b.Obj, b.Fault.Optimizer(gd), θ, p.Steps, p.Burst, 1.5, stop)
+		tr, err := b.TrainUntil(p, cases.StopWhenViolated(func(tr *train.Trajectory) theorems.Verdict { return check(b, tr) },
+			clean, func(tr *train.Trajectory) theorems.Verdict { return check(cb, tr) }))
 		return b, tr, err
 	})
+}
+
+// firstSeparated is planRun's GD run of c ended after the first window
+// with a separated record (𝓛 < ℓ(b_f), θ kept): the prefix of the full
+// run, bit for bit, that holds its first separated θ, which is all
+// LL-4.5's early-training control reads (so its verdict is the full run's).
+// Not cached: no other check reads it. On the engine under test it is
+// planRun's.
+func firstSeparated(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	if r.Engine != nil {
+		return planRun.run(r, c)
+	}
+	b, err := c.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := b.TrainUntil(c.Plan(r), func(tr *train.Trajectory) bool { return len(kktth.Windows(tr, true)) > 0 })
+	return b, tr, err
 }
 
 // flowed builds c and integrates its gradient flow (cached like Trained):
@@ -588,7 +600,7 @@ func Entries() (es []properties.Entry) {
 			}, KKTDeepLinear, KKTQuad),
 		},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-			b, tr, err := planRun.run(r, x)
+			b, tr, err := firstSeparated(r, x)
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}

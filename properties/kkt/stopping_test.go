@@ -94,3 +94,21 @@ func TestLinControlStopMilestones(t *testing.T) {
 	}
 	t.Logf("%d milestones judged on runs that hold at full length: %d hold", judged, held)
 }
+
+// LL-4.5's early-training control reads only the first separated θ of its
+// run: firstSeparated's short run is the full run's prefix and holds the
+// same one.
+func TestFirstSeparatedIsPrefix(t *testing.T) {
+	r := properties.NewRunner(1, properties.Quick)
+	c := KKTCase{Family: KKTDeepLinear, Width: 7, In: 4, N: 6, Loss: LossLogistic, Seed: 5}
+	_, got, err := firstSeparated(r, c)
+	require.NoError(t, err)
+	_, full, err := planRun.run(r, c)
+	require.NoError(t, err)
+	require.Less(t, got.Steps, full.Steps)
+	assert.Equal(t, train.SoFar(full, got.Steps).Records, got.Records)
+	ws, fws := kktth.Windows(got, true), kktth.Windows(full, true)
+	require.NotEmpty(t, ws)
+	assert.Equal(t, fws[0][0], ws[0][0])
+	t.Logf("%v: first separated at step %d, run stopped at %d of %d", c, ws[0][0].Step, got.Steps, full.Steps)
+}
