@@ -38,7 +38,8 @@ import (
 // read the same GD runs (stepRun) and flows (flowRun), LL-lin and the
 // figures the GD runs of Plan (planRun, the same runs as stepRun's on ReLU
 // nets). LL-C10's densely recorded runs (dense) are read by its claim
-// alone and are not kept.
+// alone and are not kept. A fault control's GD run is stopped once its
+// check decides it (stopped) and cached under its entry's ID.
 type kktRun struct {
 	b  *KKTBuilt
 	tr *train.Trajectory
@@ -188,7 +189,8 @@ type source struct {
 }
 
 var (
-	// planRun is GD along Plan: LL-lin, LL-4.5's control, the figures.
+	// planRun is GD along Plan: LL-lin, the figures (LL-4.5's control reads
+	// its prefix up to the first separated θ: firstSeparated).
 	planRun = source{"train", func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		return Trained(r, c, c.Plan(r))
 	}, KKTCase.Plan}
