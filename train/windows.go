@@ -18,6 +18,9 @@ type WindowPlan struct {
 	Burst  int // ≥ 1; 1 records single steps
 	Growth float64
 	Every  int
+	// Stop, when not nil, is asked after each window with the run so far
+	// (windowstop.go); true ends the run there.
+	Stop func(*Trajectory) bool
 }
 
 // RunWindows trains θ (in place) with opt for plan.Steps steps (or up to
@@ -58,7 +61,7 @@ func RunWindows(obj *Objective, opt Optimizer, theta []float64, plan WindowPlan)
 		}
 		logT = out.Records[len(out.Records)-1].LogT
 		done += plan.Burst - 1
-		if done >= plan.Steps {
+		if done >= plan.Steps || plan.stopped(out, done) {
 			break
 		}
 		var gap int

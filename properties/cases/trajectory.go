@@ -9,7 +9,7 @@ import (
 // growth², … (train.RunWindows), which is what the trajectory checks of
 // section C read (kkt.Windows).
 func RecordRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps, burst int, growth float64) (*train.Trajectory, error) {
-	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Growth: growth})
+	return RecordRunUntil(obj, opt, theta, steps, burst, growth, nil)
 }
 
 // DenseRun trains θ (in place) for steps steps and records a window of

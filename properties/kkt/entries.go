@@ -38,7 +38,8 @@ import (
 // read the same GD runs (stepRun) and flows (flowRun), LL-lin and the
 // figures the GD runs of Plan (planRun, the same runs as stepRun's on ReLU
 // nets). LL-C10's densely recorded runs (dense) are read by its claim
-// alone and are not kept.
+// alone and are not kept. A fault control's GD run is stopped once its
+// check decides it (stopped) and cached under its entry's ID.
 type kktRun struct {
 	b  *KKTBuilt
 	tr *train.Trajectory
@@ -80,6 +81,50 @@ func Trained(r *properties.Runner, c KKTCase, p Plan) (*KKTBuilt, *train.Traject
 		tr, err := b.Train(p)
 		return b, tr, err
 	})
+}
+
+// stopped is Trained for a fault control's case c: GD along p ended at the
+// first milestone where check is violated while the claim's run of the
+// same case without the fault (Trained, cached) holds there
+// (cases.StopWhenViolated). It is cached under tag, the check's entry: a
+// run stopped by another check is another run. On the engine under test,
+// for a case without a fault, or where the clean run fails, it is
+// Trained's full run.
+func stopped(r *properties.Runner, c KKTCase, p Plan, tag string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) (*KKTBuilt, *train.Trajectory, error) {
+	if r.Engine != nil || c.Fault == "" {
+		return Trained(r, c, p)
+	}
+	cb, clean, err := Trained(r, c.WithFault("").(KKTCase), p)
+	if err != nil {
+		return Trained(r, c, p)
+	}
+	return cached(r, fmt.Sprintf("%v/%d/%d/%s", c, p.Steps, p.Burst, tag), func() (*KKTBuilt, *train.Trajectory, error) {
+		b, err := c.Build()
+		if err != nil {
+			return nil, nil, err
+		}
+		tr, err := b.TrainUntil(p, cases.StopWhenViolated(func(tr *train.Trajectory) theorems.Verdict { return check(b, tr) },
+			clean, func(tr *train.Trajectory) theorems.Verdict { return check(cb, tr) }))
+		return b, tr, err
+	})
+}
+
+// firstSeparated is planRun's GD run of c ended after the first window
+// with a separated record (𝓛 < ℓ(b_f), θ kept): the prefix of the full
+// run, bit for bit, that holds its first separated θ, which is all
+// LL-4.5's early-training control reads (so its verdict is the full run's).
+// Not cached: no other check reads it. On the engine under test it is
+// planRun's.
+func firstSeparated(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
+	if r.Engine != nil {
+		return planRun.run(r, c)
+	}
+	b, err := c.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := b.TrainUntil(c.Plan(r), func(tr *train.Trajectory) bool { return len(kktth.Windows(tr, true)) > 0 })
+	return b, tr, err
 }
 
 // flowed builds c and integrates its gradient flow (cached like Trained):
@@ -134,32 +179,43 @@ func dense(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error
 type buildError struct{ error }
 
 // A source is where a claim's trajectories come from: one of the runs
-// above, and what it does to a case ("train", "integrate") for the
-// verdict of a case it cannot run.
+// above, what it does to a case ("train", "integrate") for the verdict of
+// a case it cannot run, and for GD runs their plan (nil for the flows),
+// along which a fault control's run is stopped once decided (stopped).
 type source struct {
 	does string
 	run  func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error)
+	plan func(c KKTCase, r *properties.Runner) Plan
 }
 
 var (
-	// planRun is GD along Plan: LL-lin, LL-4.5's control, the figures.
+	// planRun is GD along Plan: LL-lin, the figures (LL-4.5's control reads
+	// its prefix up to the first separated θ: firstSeparated).
 	planRun = source{"train", func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		return Trained(r, c, c.Plan(r))
-	}}
+	}, KKTCase.Plan}
 	// stepRun is GD along StepPlan: LL-4.4, LL-A9, LL-4.5.
 	stepRun = source{"train", func(r *properties.Runner, c KKTCase) (*KKTBuilt, *train.Trajectory, error) {
 		return Trained(r, c, c.StepPlan(r))
-	}}
+	}, KKTCase.StepPlan}
 	// flowRun is the gradient flow (flowed): the families must have a
 	// continuous gradient.
-	flowRun = source{"integrate", flowed}
+	flowRun = source{"integrate", flowed, nil}
 )
 
 // trajectoryProperty checks a trajectory check on the runs of src of the
-// families' cases.
-func trajectoryProperty(name string, src source, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
+// families' cases; id is the entry's (a fault control's GD run is stopped
+// once check decides it, and cached under id: stopped).
+func trajectoryProperty(id, name string, src source, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, families ...int) properties.Property[KKTCase] {
 	return properties.Property[KKTCase]{Name: name, Gen: GenKKT(families...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-		b, tr, err := src.run(r, x)
+		var b *KKTBuilt
+		var tr *train.Trajectory
+		var err error
+		if x.Fault != "" && src.plan != nil {
+			b, tr, err = stopped(r, x, src.plan(x, r), id, check)
+		} else {
+			b, tr, err = src.run(r, x)
+		}
 		if v, ok := properties.EngineVerdict(err); ok {
 			return v
 		}
@@ -210,8 +266,8 @@ func netFamilies(r *properties.Runner) []int {
 
 // netsProperty is trajectoryProperty on the GD runs (stepRun) of
 // netFamilies at the runner's budget (Gen is the quick budget's).
-func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) properties.Property[KKTCase] {
-	p := trajectoryProperty(name, stepRun, check, netFamilies(properties.NewRunner(0, properties.Quick))...)
+func netsProperty(id, name string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict) properties.Property[KKTCase] {
+	p := trajectoryProperty(id, name, stepRun, check, netFamilies(properties.NewRunner(0, properties.Quick))...)
 	p.GenAt = func(r *properties.Runner) properties.Gen[KKTCase] { return GenKKT(netFamilies(r)...) }
 	return p
 }
@@ -226,9 +282,9 @@ func netsProperty(name string, check func(*KKTBuilt, *train.Trajectory) theorems
 func trajectoryEntry(id string, check func(*KKTBuilt, *train.Trajectory) theorems.Verdict, rates kktRates, fcs ...properties.FaultControl) properties.Entry {
 	return properties.Entry{Info: theorems.Info{ID: id}, Cases: 8,
 		Claims: []properties.Prop{
-			properties.Undecided(trajectoryProperty("GD, linear model, exp and logistic losses", stepRun, check, KKTLinear), rates.linearGD),
-			properties.Undecided(netsProperty("GD, deep linear and two-layer ReLU (x² under the long budget)", check), rates.netsGD),
-			properties.Undecided(trajectoryProperty("gradient flow, linear, deep linear and x² nets", flowRun, check, KKTLinear, KKTDeepLinear, KKTQuad), rates.flows),
+			properties.Undecided(trajectoryProperty(id, "GD, linear model, exp and logistic losses", stepRun, check, KKTLinear), rates.linearGD),
+			properties.Undecided(netsProperty(id, "GD, deep linear and two-layer ReLU (x² under the long budget)", check), rates.netsGD),
+			properties.Undecided(trajectoryProperty(id, "gradient flow, linear, deep linear and x² nets", flowRun, check, KKTLinear, KKTDeepLinear, KKTQuad), rates.flows),
 		},
 		Controls: []properties.Prop{fixedDirectionProperty(check, KKTLinear, KKTDeepLinear, KKTReLU, KKTQuad)},
 		Faults:   fcs,
@@ -502,7 +558,7 @@ func Entries() (es []properties.Entry) {
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
-		Claims: []properties.Prop{trajectoryProperty("GD on the linear model, exp and logistic losses", planRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+		Claims: []properties.Prop{trajectoryProperty("LL-lin", "GD on the linear model, exp and logistic losses", planRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return grwclass.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *properties.Runner, c KKTCase) theorems.Verdict {
@@ -516,7 +572,13 @@ func Entries() (es []properties.Entry) {
 			}
 			gd, _ := train.NewGD(b.LR)
 			θ := append([]float64(nil), b.Init...)
-			tr, err := cases.RecordRun(obj, gd, θ, c.Plan(r).Steps, 1, 1.5)
+			// Stopped at the first milestone where the check is violated
+			// (cases.StopWhenViolated, no clean twin): LinearLimit's every
+			// ratio is ≤ 1 on a correct engine at any length of run, the
+			// derivation ZD-T7's polynomial-tail control rests on too.
+			tr, err := cases.RecordRunUntil(obj, gd, θ, c.Plan(r).Steps, 1, 1.5, cases.StopWhenViolated(func(tr *train.Trajectory) theorems.Verdict {
+				return grwclass.SVMDirection(b.Data, tr)
+			}, nil, nil))
 			if err != nil {
 				return theorems.Assumption("training failed: %v", err)
 			}
@@ -532,15 +594,15 @@ func Entries() (es []properties.Entry) {
 			// Run on LL-4.4's windows of consecutive steps (StepPlan) so that
 			// the descent-step identity can be checked; the angle had not
 			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
-			properties.Undecided(trajectoryProperty("GD, deep linear", stepRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			properties.Undecided(trajectoryProperty("LL-4.5", "GD, deep linear", stepRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, smoothFamilies()...), ntkAlignmentUndecided),
-			trajectoryProperty("gradient flow, deep linear and x² nets", flowRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			trajectoryProperty("LL-4.5", "gradient flow, deep linear and x² nets", flowRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "early-training θ (the first separated θ of the run, scaled up)", Drops: "training", Gen: GenKKT(smoothFamilies()...), Check: func(r *properties.Runner, x KKTCase) theorems.Verdict {
-			b, tr, err := planRun.run(r, x)
+			b, tr, err := firstSeparated(r, x)
 			if err != nil {
 				return theorems.Assumption("case does not build or train: %v", err)
 			}

@@ -179,11 +179,19 @@ func (c KKTCase) PilotLR() float64 {
 // Train runs GD from the initialization along p: p.Steps steps, recording
 // windows of p.Burst steps at checkpoints growing by 1.5×.
 func (b *KKTBuilt) Train(p Plan) (*train.Trajectory, error) {
+	return b.TrainUntil(p, nil)
+}
+
+// TrainUntil is Train ended after the first window at which stop, given
+// the run so far, says so (nil: never; train.WindowPlan.Stop): the full
+// run's records up to there, bit for bit.
+func (b *KKTBuilt) TrainUntil(p Plan, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	gd, err := train.NewGD(b.LR)
 	if err != nil {
 		return nil, err
 	}
-	return b.TrainWith(b.Fault.Optimizer(gd), p)
+	θ := append([]float64(nil), b.Init...)
+	return cases.RecordRunUntil(b.Obj, b.Fault.Optimizer(gd), θ, p.Steps, p.Burst, 1.5, stop)
 }
 
 // TrainWith runs opt from the initialization along p (the fault-injection
