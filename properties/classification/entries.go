@@ -34,7 +34,7 @@ func polyControl[C any](alpha string, gen func() properties.Property[C]) propert
 // grwDirectionProperty trains generated cases (with loss override, −1 for
 // the case's own) and applies ZD-T7's check. A control's run (the override,
 // a planted fault) stops at the first milestone where the check is violated
-// (stopping.go).
+// (stopWhenViolated).
 func grwDirectionProperty(name string, lossIDs, schemes []int, override int) properties.Property[ClassCase] {
 	return properties.Property[ClassCase]{Name: name, Gen: GenClass(true, lossIDs, schemes), Check: func(r *properties.Runner, c ClassCase) theorems.Verdict {
 		if override >= 0 {
@@ -155,7 +155,7 @@ func multiProperty(name string, schemes []int, poly bool) properties.Property[Mu
 	return properties.Property[MultiCase]{Name: name, Gen: GenMulti(schemes), Check: func(r *properties.Runner, c MultiCase) theorems.Verdict {
 		check := c.judge(poly)
 		run := c.Run
-		if poly || c.Fault != "" { // a control: stopped where decided (stopping.go)
+		if poly || c.Fault != "" { // a control: stopped where decided (stopWhenViolated)
 			run = func(r *properties.Runner, poly bool, steps int) (*dataset.Dataset, *train.Trajectory, error) {
 				return c.runControl(r, poly, steps, check)
 			}
@@ -165,7 +165,7 @@ func multiProperty(name string, schemes []int, poly bool) properties.Property[Mu
 		// keeps ClassSteps, stopped where decided: it was decided as late
 		// as step 37 877 (seed 3), too near L = 10's 44 053 to share that
 		// length. A longer control run is no unfair catch: the check's
-		// ratios are ≤ 1 at every length on a correct engine (stopping.go),
+		// ratios are ≤ 1 at every length on a correct engine (stopWhenViolated),
 		// and every claim case of seeds 1–3 holds at every milestone up to
 		// ClassSteps (TestControlStopMilestones).
 		steps := DirectionSteps(r)
@@ -268,7 +268,7 @@ func sectionE() (es []properties.Entry) {
 //
 // A control's run stops at the first milestone where its check is violated
 // while the check with the run's own weights holds at the same step
-// (stopping.go): on the run itself for the wrong weights (the claim's
+// (stopWhenViolated): on the run itself for the wrong weights (the claim's
 // check of the same run), on the clean twin's run for a planted fault.
 func nonSepProperty(name string, ref, wrongWeights bool) properties.Property[NonSepCase] {
 	return properties.Property[NonSepCase]{Name: name, Gen: GenNonSep(ref, wrongWeights), Check: func(r *properties.Runner, c NonSepCase) theorems.Verdict {

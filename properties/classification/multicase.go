@@ -149,7 +149,7 @@ func (c MultiCase) Run(r *properties.Runner, poly bool, steps int) (*dataset.Dat
 
 // runControl is Run for a control's case (the pairwise polynomial tail, a
 // planted fault), ended at the first milestone where check is violated
-// (stopping.go, as ClassCase.runControl).
+// (stopWhenViolated, as ClassCase.runControl).
 func (c MultiCase) runControl(r *properties.Runner, poly bool, steps int, check judge) (*dataset.Dataset, *train.Trajectory, error) {
 	var clean *train.Trajectory
 	if c.Fault != "" {

@@ -83,7 +83,7 @@ func equalBits(a, b []float64) bool {
 }
 
 // TestControlStopMilestones re-measures the false-alarm rate the stopping
-// rests on (stopping.go): on the claims' own cases of ZD-T7, ZD-T8, XY-P1
+// rests on (stopWhenViolated): on the claims' own cases of ZD-T7, ZD-T8, XY-P1
 // and ZD-B (the first 10 draws of each at seeds 1–3), every run that holds
 // at its full length holds at every milestone too. It trains ~120 full
 // runs, so it runs only under IMPLICITBIAS_RATES=1 (as the suite's

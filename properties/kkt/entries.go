@@ -558,7 +558,7 @@ func Entries() (es []properties.Entry) {
 		},
 	})
 	es = append(es, properties.Entry{Info: theorems.Info{ID: "LL-lin"}, Cases: 8,
-		Claims: []properties.Prop{trajectoryProperty("LL-lin", "GD on the linear model, exp and logistic losses", planRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+		Claims: []properties.Prop{trajectoryProperty(theorems.LL_lin, "GD on the linear model, exp and logistic losses", planRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 			return grwclass.SVMDirection(b.Data, tr)
 		}, KKTLinear)},
 		Controls: []properties.Prop{properties.Property[KKTCase]{Name: "polynomially tailed loss (ZD eq. 19 with α = 1/2, β = 0), same data and run", Drops: "tail", Gen: GenKKT(KKTLinear), Check: func(r *properties.Runner, c KKTCase) theorems.Verdict {
@@ -594,10 +594,10 @@ func Entries() (es []properties.Entry) {
 			// Run on LL-4.4's windows of consecutive steps (StepPlan) so that
 			// the descent-step identity can be checked; the angle had not
 			// halved on 25 of 300 such runs at seed 1 (ntkAlignmentUndecided).
-			properties.Undecided(trajectoryProperty("LL-4.5", "GD, deep linear", stepRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			properties.Undecided(trajectoryProperty(theorems.LL_4_5, "GD, deep linear", stepRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, smoothFamilies()...), ntkAlignmentUndecided),
-			trajectoryProperty("LL-4.5", "gradient flow, deep linear and x² nets", flowRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
+			trajectoryProperty(theorems.LL_4_5, "gradient flow, deep linear and x² nets", flowRun, func(b *KKTBuilt, tr *train.Trajectory) theorems.Verdict {
 				return kktth.NTKAlignment(b.Obj, tr, 0)
 			}, KKTDeepLinear, KKTQuad),
 		},

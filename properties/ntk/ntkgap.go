@@ -212,3 +212,22 @@ func (c GapSweepCase) check(r *properties.Runner) theorems.Verdict {
 	}
 	return ntkth.NTKApproximation(runs)
 }
+
+// networkERM trains the network's ERM run of a sweep job on the squared
+// loss, η = 1/(q_max λ_max(Θ^{(0)})), to gapStopLog within gapSteps
+// (ZD-T4/L5's ERM run, ZD-T6's f_ERM). For the same data and init seeds,
+// network, width, fault and step the run is the same one, so it is trained
+// once per runner and shared (issue 28: ZD-T4/L5's claim and ZD-T6's claim
+// and control each trained it, 15 runs each at the quick budget). data
+// names the training data ("" when the case alters the generated data:
+// the run is then its own); the shared trace must not be modified.
+func networkERM(r *properties.Runner, data string, spec string, width int, seed uint64, st ntkStart, d ntkData, eta float64, f faults.Fault) (*ntkTrace, error) {
+	run := func() (*ntkTrace, error) {
+		return ntkRun(st.net, st.theta0, d, runOpts{loss: losses.Squared{}, eta: eta, steps: gapSteps, every: gapEvery, stopLog: gapStopLog, fault: f})
+	}
+	if data == "" {
+		return run()
+	}
+	key := fmt.Sprintf("%s/%s/width %d/seed %d/fault %q/η %x", data, spec, width, seed, f.Name, math.Float64bits(eta))
+	return properties.Cache[*ntkTrace](r, "networkERM").GetKept(key, run)
+}
