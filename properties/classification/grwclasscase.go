@@ -617,22 +617,6 @@ var errDecided = errors.New("classification: the run's verdict is decided")
 // judge is a claim's check on a run, applied to its prefixes.
 type judge func(data *dataset.Dataset, tr *train.Trajectory) theorems.Verdict
 
-// prefix returns the trajectory of tr's first step steps (its records up
-// to that step, which must be one of them), with tr's header: the run of
-// step steps.
-func prefix(tr *train.Trajectory, step int) *train.Trajectory {
-	p := *tr
-	p.Records = nil
-	for _, r := range tr.Records {
-		if r.Step <= step {
-			p.Records = append(p.Records, r)
-		}
-	}
-	last := p.Records[len(p.Records)-1]
-	p.Theta, p.Steps, p.Weights, p.Stalled = last.Theta, last.Step, last.Weights, false
-	return &p
-}
-
 // stopWhenViolated returns the stop rule of a control's run on data: stop
 // at a milestone where check is violated and, when clean is not nil (a
 // fault control), clean's run of the same length holds.
@@ -648,7 +632,7 @@ func stopWhenViolated(data *dataset.Dataset, check judge, clean *train.Trajector
 		if clean.Final().Step < step {
 			return false
 		}
-		return check(data, prefix(clean, step)).Status == theorems.Holds
+		return check(data, train.SoFar(clean, step)).Status == theorems.Holds
 	}
 }
 

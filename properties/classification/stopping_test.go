@@ -49,7 +49,7 @@ func TestStoppedRunIsPrefix(t *testing.T) {
 	if v := c.directionJudge(data, stopped); v.Status != theorems.Violated {
 		t.Fatalf("stopped at step %d with verdict %v", stopped.Steps, v)
 	}
-	want := prefix(full, stopped.Steps)
+	want := train.SoFar(full, stopped.Steps)
 	if len(want.Records) != len(stopped.Records) {
 		t.Fatalf("%d records, the full run has %d up to step %d", len(stopped.Records), len(want.Records), stopped.Steps)
 	}
@@ -132,7 +132,7 @@ func TestControlStopMilestones(t *testing.T) {
 				}
 				for _, step := range milestones(x.tr) {
 					judged++
-					switch ver := x.check(x.data, prefix(x.tr, step)); ver.Status {
+					switch ver := x.check(x.data, train.SoFar(x.tr, step)); ver.Status {
 					case theorems.Holds:
 						held++
 					case theorems.Violated:
