@@ -194,13 +194,6 @@ func (b *KKTBuilt) TrainUntil(p Plan, stop func(*train.Trajectory) bool) (*train
 	return cases.RecordRunUntil(b.Obj, b.Fault.Optimizer(gd), θ, p.Steps, p.Burst, 1.5, stop)
 }
 
-// TrainWith runs opt from the initialization along p (the fault-injection
-// tests pass a wrapped optimizer).
-func (b *KKTBuilt) TrainWith(opt train.Optimizer, p Plan) (*train.Trajectory, error) {
-	θ := append([]float64(nil), b.Init...)
-	return cases.RecordRun(b.Obj, opt, θ, p.Steps, p.Burst, 1.5)
-}
-
 // FixedDirection returns a trajectory that is not from training: θ = c·u
 // for a fixed direction u that separates the data (the teacher's parameters
 // plus as much noise as keeps them separating), at scales c growing
