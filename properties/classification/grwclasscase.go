@@ -363,13 +363,13 @@ func (g *grwRecorder) Reset(p int) {
 // objective's own weights) for steps steps and records θ and the weights
 // at steps growing by growth, and at the end.
 func GRWRun(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64) (*train.Trajectory, error) {
-	return grwRunUntil(obj, opt, theta, w, steps, growth, nil)
+	return GRWRunUntil(obj, opt, theta, w, steps, growth, nil)
 }
 
-// grwRunUntil is GRWRun ended early at the first milestone record
+// GRWRunUntil is GRWRun ended early at the first milestone record
 // (stopWhenViolated) at which stop, given the run so far, says it is decided;
 // the trajectory then ends at that record. nil stop: never.
-func grwRunUntil(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
+func GRWRunUntil(obj *train.Objective, opt train.Optimizer, theta []float64, w train.Weighting, steps int, growth float64, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	rec := &grwRecorder{Optimizer: opt, logT: math.Inf(-1), logEta: math.Inf(-1), next: 1, growth: growth,
 		stop: stop, judgeAt: firstJudge, hdr: func() train.Trajectory { return header(obj, opt, w) }}
 	// KeepWeights stays off: the recorder integrates the weights itself
@@ -449,12 +449,20 @@ func (c ClassCase) runControl(r *properties.Runner, steps int, tag string, check
 	return data, tr, err
 }
 
+// RunControl is the run of a control's case (the case's planted fault, if
+// any) for steps steps, ended at the first milestone where check is
+// violated and, for a planted fault, Run's clean run of the same case
+// holds there (runControl); tag names check in the cache.
+func (c ClassCase) RunControl(r *properties.Runner, steps int, tag string, check func(*dataset.Dataset, *train.Trajectory) theorems.Verdict) (*dataset.Dataset, *train.Trajectory, error) {
+	return c.runControl(r, steps, tag, check)
+}
+
 // runWith trains the case's model on data under the scheme w.
 func (c ClassCase) runWith(data *dataset.Dataset, w train.Weighting, steps int) (*train.Trajectory, error) {
 	return c.runUntil(data, w, steps, nil)
 }
 
-// runUntil is runWith ended where stop says (grwRunUntil).
+// runUntil is runWith ended where stop says (GRWRunUntil).
 func (c ClassCase) runUntil(data *dataset.Dataset, w train.Weighting, steps int, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	f, err := faults.Lookup(c.Fault)
 	if err != nil {
@@ -473,7 +481,7 @@ func (c ClassCase) runUntil(data *dataset.Dataset, w train.Weighting, steps int,
 		return nil, err
 	}
 	theta := make([]float64, data.D)
-	return grwRunUntil(obj, f.Optimizer(gd), theta, w, steps, 1.5, stop)
+	return GRWRunUntil(obj, f.Optimizer(gd), theta, w, steps, 1.5, stop)
 }
 
 // AllGRWSchemes are the schemes of ZD-T7's claims: every scheme of the

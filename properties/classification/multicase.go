@@ -167,7 +167,7 @@ func (c MultiCase) runControl(r *properties.Runner, poly bool, steps int, check 
 }
 
 // run trains the case's model on data (Run, uncached), ended where stop
-// says (grwRunUntil; nil: never).
+// says (GRWRunUntil; nil: never).
 func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
 	w, err := cases.NewScheme(c.Scheme, c.Param, c.Seed, data.N)
 	if err != nil {
@@ -198,7 +198,7 @@ func (c MultiCase) run(data *dataset.Dataset, poly bool, steps int, stop func(*t
 	if err != nil {
 		return nil, err
 	}
-	return grwRunUntil(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5, stop)
+	return GRWRunUntil(obj, f.Optimizer(gd), make([]float64, c.k()*data.D), w, steps, 1.5, stop)
 }
 
 // GenMulti generates multi-class cases with the given schemes.

@@ -151,7 +151,7 @@ type nonSepRun struct {
 // cached is Run kept in r: a fault control's case is judged without the
 // fault first (its validity), and its run is then the clean twin the
 // faulted run is stopped against (runControl). stop, when set, ends the
-// run early (grwRunUntil); tag names it in the cache.
+// run early (GRWRunUntil); tag names it in the cache.
 func (c NonSepCase) cached(r *properties.Runner, steps int, tag string, stop func(data *dataset.Dataset, w []float64) func(*train.Trajectory) bool) (*dataset.Dataset, []float64, *train.Trajectory, error) {
 	key := fmt.Sprintf("%#v/%d/%s", c, steps, tag)
 	run, err := properties.Cache[nonSepRun](r, "nonSepRuns").GetKept(key, func() (nonSepRun, error) {
@@ -184,7 +184,7 @@ func (c NonSepCase) runUntil(steps int, stop func(data *dataset.Dataset, w []flo
 	if stop != nil {
 		until = stop(ds, w)
 	}
-	tr, err := grwRunUntil(obj, opt, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5, until)
+	tr, err := GRWRunUntil(obj, opt, make([]float64, ds.D), &train.Static{W: w}, steps, 1.5, until)
 	return ds, w, tr, err
 }
 

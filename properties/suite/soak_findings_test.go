@@ -424,7 +424,7 @@ func TestSoakLimitShiftMovingWeights(t *testing.T) {
 			{"correct", gd, theorems.Holds},
 			{fmt.Sprintf("preconditioner k = %.3g (limit %.3g rad away)", k, angle), &precondGD{GD: train.GD{LR: classification.ClassLR}, k: k}, theorems.Violated},
 		} {
-			data, tr, err := classFaultRun(c, run.opt, nil)
+			data, tr, err := classFaultRun(c, run.opt, nil, grwclass.GRWDirection)
 			if err != nil {
 				t.Fatal(err)
 			}
