@@ -38,7 +38,16 @@ type IWTrial struct {
 // that attains it. The candidates are the training margins in (0, C] (where
 // (I) jumps) and a geometric grid.
 func IWBoundValue(margins, eta []float64, chi2, c, delta float64, stated bool) (bound, gamma float64) {
-	n := float64(len(margins))
+	return newIWMargins(margins, eta).bound(chi2, c, delta, stated)
+}
+
+// iwMargins are a trial's margins in increasing order with the prefix sums
+// of their density ratios, which both forms of the bound read.
+type iwMargins struct {
+	sorted, prefix []float64 // prefix[k] = Σ of η over the k smallest margins
+}
+
+func newIWMargins(margins, eta []float64) iwMargins {
 	idx := make([]int, len(margins))
 	for i := range idx {
 		idx[i] = i
@@ -50,6 +59,13 @@ func IWBoundValue(margins, eta []float64, chi2, c, delta float64, stated bool) (
 		sorted[k] = margins[i]
 		prefix[k+1] = prefix[k] + eta[i]
 	}
+	return iwMargins{sorted, prefix}
+}
+
+// bound is IWBoundValue of the trial's margins.
+func (m iwMargins) bound(chi2, c, delta float64, stated bool) (bound, gamma float64) {
+	sorted, prefix := m.sorted, m.prefix
+	n := float64(len(sorted))
 	k := 4 * (math.Sqrt(2*math.Ln2) + 1) // H = 1
 	if stated {
 		k = 1
@@ -69,10 +85,10 @@ func IWBoundValue(margins, eta []float64, chi2, c, delta float64, stated bool) (
 			}
 		}
 	}
-	for _, m := range sorted {
+	for _, v := range sorted {
 		// Just above a margin value, (I) has counted it: the smallest
 		// float above it is the best γ with that (I).
-		try(math.Nextafter(m, math.Inf(1)))
+		try(math.Nextafter(v, math.Inf(1)))
 	}
 	for g := c; g > 1e-6*c; g /= 1.1 {
 		try(g)
@@ -97,6 +113,32 @@ func binomTail(n, k int, p float64) float64 {
 	return s
 }
 
+// iwSlack is the Hoeffding slack of a trial's measured target error
+// (IWMarginBound).
+func iwSlack(t IWTrial) float64 { return math.Sqrt(math.Log(2e6) / (2 * float64(t.TestN))) }
+
+// IWTrialFails reports whether the trial t fails IWMarginBound's test (its
+// target error above the bound with the proof's constants by more than
+// the measurement's slack), with that bound and its γ.
+func IWTrialFails(t IWTrial, chi2, c, delta float64) (fails bool, bound, gamma float64) {
+	b, g := IWBoundValue(t.Margins, t.Eta, chi2, c, delta, false)
+	return t.TestError-iwSlack(t) > b, b, g
+}
+
+// IWBoundAllowed is the number of failing trials of r that IWMarginBound
+// allows at δ: the largest F that a failure probability δ per trial makes
+// likelier than IWBoundReject. It never decreases with r (P(Bin(r, δ) ≥ k)
+// grows with r), so more than IWBoundAllowed(r, δ) failures among the
+// first trials of r decide the verdict on all r as violated, and on those
+// first trials alone too: a run of trials may stop there.
+func IWBoundAllowed(r int, delta float64) int {
+	allowed := 0
+	for allowed < r && binomTail(r, allowed+1, delta) >= IWBoundReject {
+		allowed++
+	}
+	return allowed
+}
+
 // IWMarginBound checks XY-T1 by Monte Carlo: each trial is an independent
 // training sample from P_s with its trained classifier; the bound (with
 // the χ² divergence chi2 of P_t from P_s computed exactly, C = sup‖x‖ and
@@ -118,13 +160,13 @@ func IWMarginBound(trials []IWTrial, chi2, c, delta float64) theorems.Verdict {
 	worst := math.Inf(-1)
 	var worstBound, worstErr, worstGamma float64
 	for _, t := range trials {
-		slack := math.Sqrt(math.Log(2e6) / (2 * float64(t.TestN)))
-		b, g := IWBoundValue(t.Margins, t.Eta, chi2, c, delta, false)
-		bs, _ := IWBoundValue(t.Margins, t.Eta, chi2, c, delta, true)
-		if t.TestError-slack > b {
+		m := newIWMargins(t.Margins, t.Eta)
+		b, g := m.bound(chi2, c, delta, false)
+		bs, _ := m.bound(chi2, c, delta, true)
+		if t.TestError-iwSlack(t) > b {
 			fails++
 		}
-		if t.TestError-slack > bs {
+		if t.TestError-iwSlack(t) > bs {
 			failsStated++
 		}
 		if t.TestError-b > worst {
@@ -132,10 +174,7 @@ func IWMarginBound(trials []IWTrial, chi2, c, delta float64) theorems.Verdict {
 		}
 	}
 	r := len(trials)
-	allowed := 0
-	for allowed < r && binomTail(r, allowed+1, delta) >= IWBoundReject {
-		allowed++
-	}
+	allowed := IWBoundAllowed(r, delta)
 	return theorems.Compare(float64(fails), float64(allowed), fmt.Sprintf(
 		"%d of %d trials above the bound (%d allowed at δ = %.2g, binomial level %.0e); closest: target error %.4g vs bound %.4g at γ = %.3g; D_χ² = %.4g, C = %.3g; the printed (II) without its proof's factor 8.7 fails in %d of %d",
 		fails, r, allowed, delta, IWBoundReject, worstErr, worstBound, worstGamma, chi2, c, failsStated, r))
