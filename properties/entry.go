@@ -134,6 +134,10 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 			res.Interrupted = true
 			return res
 		}
+		if r.ControlRuns {
+			m := p.Meta()
+			res.ControlRuns = append(res.ControlRuns, theorems.ControlRun{Name: m.Name, Drops: m.Drops, Fault: m.Fault, Caught: out.Passed(), Summary: out.Summary})
+		}
 		if out.NotRun() {
 			res.Controls-- // not run on the engine under test
 			continue
@@ -164,6 +168,7 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	dst.GaveUp = dst.GaveUp || s.GaveUp
 	dst.Cases += s.Cases
 	dst.Values = append(dst.Values, s.Values...)
+	dst.Bounds = append(dst.Bounds, s.Bounds...)
 	dst.Holds += s.Holds
 	dst.Violated += s.Violated
 	dst.Inconclusive += s.Inconclusive
