@@ -13,9 +13,10 @@ import (
 )
 
 // TestSweepShards: ZD-T4/L5's sweep split over two sweep shards through a
-// store: each shard alone is inconclusive; a run with the store and no
-// sweep shard finds every job and gives the unsharded verdict (and JSON);
-// bad flags are usage errors.
+// store: each shard draws one case (an undecided one is not replaced: its
+// other jobs are the other shard's) and the first alone is inconclusive; a
+// run with the store and no sweep shard finds every job and gives the
+// unsharded verdict (and JSON); bad flags are usage errors.
 func TestSweepShards(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
@@ -25,6 +26,7 @@ func TestSweepShards(t *testing.T) {
 		var d report.Document
 		require.NoError(t, json.Unmarshal([]byte(out), &d))
 		require.Len(t, d.Entries, 1)
+		assert.Equal(t, 1, d.Entries[0].Cases, "shard %s: %s", s, d.Entries[0].Detail)
 		if s == "0/2" {
 			assert.Equal(t, "inconclusive", d.Entries[0].Status, "shard %s alone: %s", s, d.Entries[0].Detail)
 		}
