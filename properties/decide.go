@@ -86,11 +86,24 @@ const maxShrinks = 1000
 // want says whether a decided verdict passes. report, when false, only
 // counts (a conjecture): no case fails and nothing is shrunk.
 func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int, want func(theorems.Verdict) bool, report bool) Outcome {
+	return decide(ctx, r, id, p, seed, n, want, report, false)
+}
+
+// decide is Decide; with oneDraw (a sweep run as one sweep shard,
+// Runner.shardedSweep) it draws n cases and no more: no undecided case is
+// replaced and a fault control takes no draw beyond them.
+func decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int, want func(theorems.Verdict) bool, report, oneDraw bool) Outcome {
 	o := Outcome{Summary: theorems.Summary{ID: id}, Allowance: DiscardAllowance(n, p.Meta().Undecided)}
 	power := p.Meta().Fault != ""
-	if power {
+	if power || oneDraw {
 		o.Allowance = 0
+	}
+	if power {
 		o.MissesAllowed = int(math.Floor((1-faults.MinPower)*float64(n) + 1e-9))
+	}
+	draws := 4 * n // a fault control's draws for n valid cases
+	if oneDraw {
+		draws = n
 	}
 	if v, ok := r.inapplicable(id, p); ok {
 		o.Summary.Add(v, "")
@@ -124,8 +137,8 @@ func Decide(ctx context.Context, r *Runner, id string, p Prop, seed int64, n int
 		}
 		misses = 0
 		if power {
-			if o.Invalid+o.Refused+decided >= 4*n {
-				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, 4*n, o.Invalid, o.Refused)
+			if o.Invalid+o.Refused+decided >= draws {
+				o.Failed = fmt.Sprintf("only %d valid cases in %d draws (%d on which the claim does not hold without the fault, %d that the faulted check refused as outside its hypotheses)", decided, draws, o.Invalid, o.Refused)
 				return o
 			}
 			judged, ref := r.faultCase(v)

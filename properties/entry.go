@@ -67,7 +67,18 @@ func (e Entry) controlCases(b Budget) int {
 // that sets a claim's seed and count: Run, go test's Assert and the CLI's
 // report (which draws the cases again for their bounds) call it.
 func (r *Runner) RunClaim(ctx context.Context, e Entry, i int) Outcome {
-	return Decide(ctx, r, e.ID, e.Claims[i], r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture)
+	return decide(ctx, r, e.ID, e.Claims[i], r.Seed+int64(i), e.cases(r.Budget), ClaimWanted, !e.Conjecture, r.shardedSweep(e))
+}
+
+// shardedSweep reports a sweep entry run as one of several sweep shards
+// (verify --sweep-shard I/N, N > 1): every case is incomplete there (some
+// of its jobs are other shards'), so a case drawn in place of an
+// undecided one would only compute jobs that the run without
+// --sweep-shard never reads (it reads the first case's): each property
+// draws its cases once (issue 28: a shard computed its part of four
+// sweeps per property, the discard allowance's).
+func (r *Runner) shardedSweep(e Entry) bool {
+	return e.Sweep && r.Store != nil && r.Store.shards > 1
 }
 
 // RunControl decides negative control i of e (fault controls included):
@@ -77,7 +88,7 @@ func (r *Runner) RunClaim(ctx context.Context, e Entry, i int) Outcome {
 // and the CLI's report call it.
 func (r *Runner) RunControl(ctx context.Context, e Entry, i int) Outcome {
 	p := e.Controls[i]
-	return Decide(ctx, r, e.ID, p, ControlSeed(r.Seed, e, i), e.controlCases(r.Budget), p.Meta().CaughtBy, true)
+	return decide(ctx, r, e.ID, p, ControlSeed(r.Seed, e, i), e.controlCases(r.Budget), p.Meta().CaughtBy, true, r.shardedSweep(e))
 }
 
 // ControlSeed is the seed of control i of e at the base seed: seed + 1000
@@ -134,6 +145,10 @@ func (r *Runner) Run(ctx context.Context, e Entry) theorems.Result {
 			res.Interrupted = true
 			return res
 		}
+		if r.ControlRuns {
+			m := p.Meta()
+			res.ControlRuns = append(res.ControlRuns, theorems.ControlRun{Name: m.Name, Drops: m.Drops, Fault: m.Fault, Caught: out.Passed(), Summary: out.Summary})
+		}
 		if out.NotRun() {
 			res.Controls-- // not run on the engine under test
 			continue
@@ -164,6 +179,7 @@ func merge(dst *theorems.Summary, s theorems.Summary) {
 	dst.GaveUp = dst.GaveUp || s.GaveUp
 	dst.Cases += s.Cases
 	dst.Values = append(dst.Values, s.Values...)
+	dst.Bounds = append(dst.Bounds, s.Bounds...)
 	dst.Holds += s.Holds
 	dst.Violated += s.Violated
 	dst.Inconclusive += s.Inconclusive

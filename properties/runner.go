@@ -27,6 +27,9 @@ type Runner struct {
 	Budget Budget
 	// Figures asks Run for the entries' own figures.
 	Figures bool
+	// ControlRuns asks Run to keep every negative control's cases
+	// (Result.ControlRuns) for the report's plot of claims and controls.
+	ControlRuns bool
 	// Store, when not nil, keeps the jobs of the section-F sweeps
 	// (sweepstore.go).
 	Store *SweepStore

@@ -124,8 +124,8 @@ type Result struct {
 	// not reported.
 	Interrupted bool
 	// ControlRuns holds, when the report asked for them, every negative
-	// control's cases (the verdicts the run's controls gave, drawn again by
-	// the CLI from the same seeds), for the report's plot of claims and
+	// control's cases (the verdicts the run's controls gave, kept by
+	// properties.Runner.ControlRuns), for the report's plot of claims and
 	// controls against the bound.
 	ControlRuns []ControlRun
 }

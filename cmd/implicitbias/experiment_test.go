@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,12 +21,31 @@ import (
 // an epoch on 1000 images costs a fraction of a second.
 const experimentTinyModel = "cnn2d:28x28x1:relu:4c4s4,4c3-max7:8:10+bias@1"
 
-// fakeFashion writes a Fashion-MNIST folder of synthetic images: 1100
+// fakeFashion returns a Fashion-MNIST folder of synthetic images: 1100
 // training and 1000 test images, 10 classes in turn, each a bright 3×5
-// patch at a class's own place on dim noise, as gzipped IDX files.
+// patch at a class's own place on dim noise, as gzipped IDX files. The
+// tests only read it: it is written once per test binary (TestMain removes
+// it).
 func fakeFashion(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	fashion.Do(func() {
+		fashion.dir, fashion.err = os.MkdirTemp("", "implicitbias-fashion-")
+		if fashion.err == nil {
+			fashion.err = writeFakeFashion(fashion.dir)
+		}
+	})
+	require.NoError(t, fashion.err)
+	return fashion.dir
+}
+
+// fashion is fakeFashion's folder.
+var fashion struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func writeFakeFashion(dir string) error {
 	r := rand.New(rand.NewPCG(20, 1))
 	for _, s := range []struct {
 		prefix string
@@ -47,14 +67,17 @@ func fakeFashion(t *testing.T) string {
 				}
 			}
 		}
-		writeIDX(t, filepath.Join(dir, s.prefix+"-images-idx3-ubyte.gz"), images, s.n, 28, 28)
-		writeIDX(t, filepath.Join(dir, s.prefix+"-labels-idx1-ubyte.gz"), labels, s.n)
+		if err := writeIDX(filepath.Join(dir, s.prefix+"-images-idx3-ubyte.gz"), images, s.n, 28, 28); err != nil {
+			return err
+		}
+		if err := writeIDX(filepath.Join(dir, s.prefix+"-labels-idx1-ubyte.gz"), labels, s.n); err != nil {
+			return err
+		}
 	}
-	return dir
+	return nil
 }
 
-func writeIDX(t *testing.T, path string, data []byte, dims ...int) {
-	t.Helper()
+func writeIDX(path string, data []byte, dims ...int) error {
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	zw.Write([]byte{0, 0, 8, byte(len(dims))})
@@ -62,8 +85,34 @@ func writeIDX(t *testing.T, path string, data []byte, dims ...int) {
 		binary.Write(zw, binary.BigEndian, uint32(d))
 	}
 	zw.Write(data)
-	require.NoError(t, zw.Close())
-	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// fig1Args are the flags of the ll-fig1 run that
+// TestExperimentResumeAfterInterrupt and TestExperimentFig1ContinuesTable1
+// resume and continue (3 epochs, evaluated at each); straightFig1 is its
+// JSON run without a stop, trained once for both.
+func fig1Args(data string) []string {
+	return []string{"ll-fig1", "--data", data, "--model", experimentTinyModel, "--max-epochs", "3", "--eval-every", "1", "--json"}
+}
+
+func straightFig1(t *testing.T) string {
+	t.Helper()
+	data := fakeFashion(t)
+	fig1.Do(func() {
+		fig1.code, fig1.out, fig1.errOut = runExperimentCLI(context.Background(), nil, fig1Args(data)...)
+	})
+	require.Equal(t, exitOK, fig1.code, fig1.errOut)
+	return fig1.out
+}
+
+var fig1 struct {
+	sync.Once
+	code        int
+	out, errOut string
 }
 
 func runExperimentCLI(ctx context.Context, after func(string, int), args ...string) (int, string, string) {
@@ -175,10 +224,8 @@ func TestExperimentJSONAndReport(t *testing.T) {
 // stopped; the interrupted runs exit 130 with partial JSON. Fault caught:
 // a checkpoint that loses θ, α, 𝓛̄(t−1) or the shuffle position.
 func TestExperimentResumeAfterInterrupt(t *testing.T) {
-	data := fakeFashion(t)
-	args := []string{"ll-fig1", "--data", data, "--model", experimentTinyModel, "--max-epochs", "3", "--eval-every", "1", "--json"}
-	code, straight, errOut := runExperimentCLI(context.Background(), nil, args...)
-	require.Equal(t, exitOK, code, errOut)
+	args := fig1Args(fakeFashion(t))
+	straight := straightFig1(t)
 
 	ck := filepath.Join(t.TempDir(), "ck")
 	withCk := append(append([]string(nil), args...), "--checkpoint", ck, "--checkpoint-every", "2")
@@ -234,14 +281,12 @@ func TestExperimentPreset(t *testing.T) {
 // flags the checkpoint is refused. Fault caught: a constant run started from
 // another θ₀, or the loss-based run trained again with other bits.
 func TestExperimentFig1ContinuesTable1(t *testing.T) {
-	data := fakeFashion(t)
-	args := []string{"--data", data, "--model", experimentTinyModel, "--max-epochs", "3", "--eval-every", "1", "--json"}
-	code, straight, errOut := runExperimentCLI(context.Background(), nil, append([]string{"ll-fig1"}, args...)...)
-	require.Equal(t, exitOK, code, errOut)
+	args := fig1Args(fakeFashion(t))[1:] // without the experiment's name
+	straight := straightFig1(t)
 
 	ck := filepath.Join(t.TempDir(), "ck")
 	withCk := append(append([]string(nil), args...), "--checkpoint", ck)
-	code, _, errOut = runExperimentCLI(context.Background(), nil, append([]string{"ll-table1"}, withCk...)...)
+	code, _, errOut := runExperimentCLI(context.Background(), nil, append([]string{"ll-table1"}, withCk...)...)
 	require.Equal(t, exitOK, code, errOut)
 	code, _, errOut = runExperimentCLI(context.Background(), nil, append([]string{"ll-fig1", "--seed", "2"}, withCk...)...)
 	assert.Equal(t, exitUsage, code)

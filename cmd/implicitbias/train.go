@@ -173,10 +173,20 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "train", err)
 		}
 	}
-	if *optName == "gd" && !flagGiven(fs, "lr") {
+	// runProbes: the run at the default step is defaultStep's first probe
+	// (gradient descent for at most probeSteps steps on the objective as
+	// probed: no --l2, --weights, --stop-log-loss, --tol, --export-npz), so
+	// it goes first and the halvings are probed only if it diverges; with
+	// --trace it does not, so that the trace holds one run.
+	var theta0 []float64
+	runProbes := *optName == "gd" && !flagGiven(fs, "lr") && *steps <= probeSteps && *l2 == 0 && weighting == nil &&
+		*stop == 0 && *tol == 0 && *exportPath == "" && trace == nil
+	if runProbes {
+		theta0 = append([]float64(nil), theta...)
+	} else if *optName == "gd" && !flagGiven(fs, "lr") {
 		// The default step: 0.1 on the sum's scale where it trains, else
 		// the largest halving of it that does not diverge (trainstep.go).
-		if eta := defaultStep(obj, *optName, theta, *lr, *steps); eta != *lr {
+		if eta := defaultStep(obj, *optName, theta, *lr, *steps, 0); eta != *lr {
 			*lr = eta
 			if opt, err = train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr, Tol: *tol}); err != nil {
 				return fail(stderr, "train", err)
@@ -202,6 +212,17 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 		tr, err = runExport(*exportPath, obj, opt, theta, *steps, *record, *stop, weighting, red, observe)
 	} else {
 		tr, err = train.Run(obj, opt, theta, train.Config{Steps: *steps, Every: *record, StopLogLoss: *stop, Weighting: weighting, Observe: observe})
+		if runProbes && errors.Is(err, train.ErrNonFinite) {
+			// The first probe diverged: the halvings (trainstep.go), and
+			// the run again at the first that stays finite.
+			if eta := defaultStep(obj, *optName, theta0, *lr, *steps, 1); eta != *lr {
+				*lr = eta
+				if opt, err = train.NewOptimizer(*optName, train.OptimizerOptions{LR: *lr}); err != nil {
+					return fail(stderr, "train", err)
+				}
+				tr, err = train.Run(obj, opt, theta0, train.Config{Steps: *steps, Every: *record, Observe: observe})
+			}
+		}
 	}
 	switch {
 	case errors.Is(err, errInterrupted) && last.ok:

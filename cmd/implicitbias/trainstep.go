@@ -28,13 +28,15 @@ const probeSteps = 1000
 // 35.7 diverged at step 94; the probe halves it to 8.9, which separates):
 // so the default is the old one where it trains and the largest stable
 // fraction of it where it does not. Deterministic (the probe is the run's
-// own arithmetic).
-func defaultStep(obj *train.Objective, optName string, theta []float64, lr float64, steps int) float64 {
+// own arithmetic). The probes start at lr·2^{−from}: train runs the first
+// itself when it is the run (runProbes in train.go) and asks for the
+// others only if it diverged.
+func defaultStep(obj *train.Objective, optName string, theta []float64, lr float64, steps, from int) float64 {
 	n := min(steps, probeSteps)
 	if n == 0 {
 		return lr
 	}
-	for k := range probeHalvings + 1 {
+	for k := from; k <= probeHalvings; k++ {
 		eta := lr * math.Ldexp(1, -k)
 		opt, err := train.NewOptimizer(optName, train.OptimizerOptions{LR: eta})
 		if err != nil {

@@ -160,6 +160,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	runner := properties.NewRunner(*seed, budget)
 	runner.Store = store
 	runner.Figures = *reportDir != ""
+	runner.ControlRuns = *reportDir != "" // the report plots every control's cases, kept by the run itself (issue 28: they were drawn again)
 	if *hunt != "" || *drop != "" {
 		return runHunt(runner, *hunt, *drop, *asJSON, stdout, stderr)
 	}
@@ -258,7 +259,6 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *reportDir != "" {
-		addControlRuns(ctx, runner, entries, results) // controlruns.go
 		if _, err := report.WriteReport(*reportDir, *seed, budget.String(), results, provenance(append([]string{"verify"}, args...), start), registeredChecks()); err != nil {
 			fail(stderr, "verify", fmt.Errorf("--report: %v", err))
 			if code == exitOK { // a violation keeps its status

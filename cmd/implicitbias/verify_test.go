@@ -58,6 +58,17 @@ func TestVerifyReport(t *testing.T) {
 	var doc report.Document
 	require.NoError(t, json.Unmarshal(b, &doc))
 	assert.Equal(t, []string{"figures/LL-B3-cases.png", "figures/LL-B3-cases.svg"}, doc.Entries[0].Figures)
+	// The controls' cases the run kept (properties.Runner.ControlRuns):
+	// drawn on the plot, and each of the catalog's controls listed caught
+	// (TestReportInChromium opens a larger report, where Chromium is).
+	n, err := report.ControlPixels(filepath.Join(dir, "figures", "LL-B3-cases.png"))
+	require.NoError(t, err)
+	assert.Positive(t, n, "no control drawn")
+	es, err := suite.Select("LL-B3")
+	require.NoError(t, err)
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	require.NoError(t, err)
+	assert.Equal(t, len(es[0].Controls), strings.Count(string(page), `<td class="caught">caught</td>`))
 }
 
 // TestHunt: dropping the bias-free hypothesis of the Euler identity yields a
