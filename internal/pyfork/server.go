@@ -34,9 +34,10 @@ type Server struct {
 	once     sync.Once
 }
 
-// Start starts python (a path) importing modules. A module that does not
-// import is no error here: Missing says which.
-func Start(python string, modules ...string) (*Server, error) {
+// Start starts python (a path) importing modules, with env (KEY=value)
+// added to this process's environment. A module that does not import is
+// no error here: Missing says which.
+func Start(python string, env []string, modules ...string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "pyfork")
 	if err != nil {
 		return nil, err
@@ -49,6 +50,7 @@ func Start(python string, modules ...string) (*Server, error) {
 	}
 	s.cmd = exec.Command(python, append([]string{script, s.sock}, modules...)...)
 	s.cmd.Stderr = os.Stderr
+	s.cmd.Env = append(os.Environ(), env...)
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -100,9 +102,14 @@ type request struct {
 	Pgid int      `json:"pgid,omitempty"`
 }
 
-// Run runs argv (a script and its arguments) in dir on the files as
-// stdin, stdout and stderr, and returns its exit status.
+// Run runs argv (a script and its arguments) in dir (relative to this
+// process's working directory) on the files as stdin, stdout and stderr,
+// and returns its exit status.
 func (s *Server) Run(dir string, stdin, stdout, stderr *os.File, argv ...string) (int, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return 0, err
+	}
 	return run(s.sock, request{Dir: dir, Argv: argv}, stdin, stdout, stderr)
 }
 

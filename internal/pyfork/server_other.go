@@ -14,8 +14,8 @@ type Server struct{}
 // ErrUnsupported is Start's error where there are no Unix sockets.
 var ErrUnsupported = errors.New("pyfork: needs Unix file-descriptor passing")
 
-func Start(string, ...string) (*Server, error) { return nil, ErrUnsupported }
-func (*Server) Missing(...string) error        { return ErrUnsupported }
+func Start(string, []string, ...string) (*Server, error) { return nil, ErrUnsupported }
+func (*Server) Missing(...string) error                  { return ErrUnsupported }
 func (*Server) Run(string, *os.File, *os.File, *os.File, ...string) (int, error) {
 	return 0, ErrUnsupported
 }

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 
 func server(t *testing.T) *pyfork.Server {
 	t.Helper()
-	s, err := pyfork.Start("/usr/bin/python3", "json", "no_such_module_pyfork")
+	s, err := pyfork.Start("/usr/bin/python3", []string{"PYFORK_TEST=set"}, "json", "no_such_module_pyfork")
 	if err != nil {
 		t.Skipf("Debian's python3 does not start: %v", err)
 	}
@@ -44,9 +44,9 @@ func TestOutput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"0", 0, "['0'] testdata testdata __main__ True\nto stderr\n\n"},
-		{"3", 3, "['3'] testdata testdata __main__ True\nto stderr\n\n"},
-		{"message", 1, "['message'] testdata testdata __main__ True\nto stderr\n\na message\n"},
+		{"0", 0, "['0'] testdata testdata __main__ True set\nto stderr\n\n"},
+		{"3", 3, "['3'] testdata testdata __main__ True set\nto stderr\n\n"},
+		{"message", 1, "['message'] testdata testdata __main__ True set\nto stderr\n\na message\n"},
 	} {
 		b, err := s.Output("testdata", "echo.py", tc.arg)
 		var ee *pyfork.ExitError
@@ -72,7 +72,7 @@ func TestCommand(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("relay: %v, want exit status 4", err)
 	}
-	if want := "['4'] testdata testdata __main__ True\nto stderr\nfrom stdin\n"; string(b) != want {
+	if want := "['4'] testdata testdata __main__ True set\nto stderr\nfrom stdin\n"; string(b) != want {
 		t.Errorf("relay output %q, want %q", b, want)
 	}
 }

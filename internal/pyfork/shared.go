@@ -6,9 +6,11 @@ import "sync"
 // share: a package-level variable in a _test.go file, Get in each test
 // that runs Python, Close at the end of TestMain.
 type Shared struct {
-	// Python is the interpreter's path, Modules what it imports.
+	// Python is the interpreter's path, Modules what it imports, Env
+	// what it adds to this process's environment (Start).
 	Python  string
 	Modules []string
+	Env     []string
 
 	mu      sync.Mutex
 	started bool
@@ -23,7 +25,7 @@ func (sh *Shared) Get() (*Server, error) {
 	defer sh.mu.Unlock()
 	if !sh.started {
 		sh.started = true
-		sh.s, sh.err = Start(sh.Python, sh.Modules...)
+		sh.s, sh.err = Start(sh.Python, sh.Env, sh.Modules...)
 	}
 	return sh.s, sh.err
 }
