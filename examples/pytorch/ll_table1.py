@@ -79,13 +79,20 @@ def read_idx(path):
 
 
 def load_fashion(directory, split):
+    """The split's images (uint8: pixels() scales the ones kept) and labels."""
     prefix = "train" if split == "train" else "t10k"
     try:
         x = read_idx(os.path.join(directory, f"{prefix}-images-idx3-ubyte.gz"))
         y = read_idx(os.path.join(directory, f"{prefix}-labels-idx1-ubyte.gz"))
     except FileNotFoundError as e:
         sys.exit(f"ll_table1.py: {e}; apt-get install dataset-fashion-mnist, or give --data DIR or --npz FILE")
-    return x.astype(np.float64) / 255.0, y.astype(np.int64)
+    return x, y.astype(np.int64)
+
+
+def pixels(x):
+    """uint8 images in [0, 1], float64: after balanced(), so that only the images kept are
+    converted (the whole training set in float64 is 376 MB)."""
+    return x.astype(np.float64) / 255.0
 
 
 def balanced(x, y, per_class, rng):
@@ -225,11 +232,12 @@ def main():
     else:
         if a.npz:
             f = np.load(a.npz)
-            (xtr, ytr), (xte, yte) = [(f["x_" + s].astype(np.float64) / 255.0, f["y_" + s].astype(np.int64)) for s in ("train", "test")]
+            (xtr, ytr), (xte, yte) = [(f["x_" + s], f["y_" + s].astype(np.int64)) for s in ("train", "test")]
         else:
             (xtr, ytr), (xte, yte) = load_fashion(a.data, "train"), load_fashion(a.data, "test")
         xtr, ytr = balanced(xtr, ytr, a.n_train // 10, rng)
         xte, yte = balanced(xte, yte, a.n_test // 10, rng)
+        xtr, xte = pixels(xtr), pixels(xte)
     if a.image != 28:
         xtr, xte = downsample(xtr, a.image), downsample(xte, a.image)
     X = torch.from_numpy(xtr[:, None]).to(dev)  # (n, 1, H, W), PyTorch's layout
