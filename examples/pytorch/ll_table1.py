@@ -254,19 +254,31 @@ def main():
     print(f"ll_table1.py: {sum(p.numel() for p in params)} parameters, {n}/{len(Yte)} images of {a.image}×{a.image}, "
           f"batch {batch}, device {dev}", file=sys.stderr)
 
-    def run_epoch(perm, log_alpha, log_prev, first_step):
-        """One pass with η = α/𝓛̄(t−1); calls first_step(lr) after the first step."""
+    # With one batch an epoch (full batch, not timing), every run of an epoch takes its one
+    # step from the same θ on the same samples in the same order: the runs after the first
+    # reuse its log 𝓛̄_B and gradient (the same values: only the step size differs).
+    reuse = batch == n and not a.time_epochs
+
+    def run_epoch(perm, log_alpha, log_prev, first_step, first_run):
+        """One pass with η = α/𝓛̄(t−1); calls first_step(lr) after the first step; first_run
+        holds (log 𝓛̄_B, ∇) of the epoch's first run once there was one (reuse)."""
         for lo in range(0, n, batch):
-            idx = perm[lo:lo + batch]
-            for p in params:
-                p.grad = None
-            lb = log_mean_loss(net(X[idx]), Y[idx])
-            lb.backward()  # ∇ log 𝓛̄_B = ∇𝓛̄_B/𝓛̄_B
+            if first_run:
+                lb, grads = first_run
+            else:
+                idx = perm[lo:lo + batch]
+                for p in params:
+                    p.grad = None
+                lb = log_mean_loss(net(X[idx]), Y[idx])
+                lb.backward()  # ∇ log 𝓛̄_B = ∇𝓛̄_B/𝓛̄_B
+                grads = [p.grad for p in params]
+                if reuse:
+                    first_run[:] = [lb, grads]
             with torch.no_grad():
                 # e^{log α + log 𝓛̄_B − log 𝓛̄(t−1)}, on the device (no sync per step).
                 c = torch.exp(lb + (log_alpha - log_prev))
-                for p in params:
-                    p.sub_(p.grad * c)
+                for p, g in zip(params, grads):
+                    p.sub_(g * c)
             if lo == 0 and first_step is not None:
                 first_step()
         return all(bool(torch.isfinite(p).all()) for p in params)
@@ -298,6 +310,7 @@ def main():
     while epoch < a.max_epochs:
         perm = torch.randperm(n, generator=perm_gen).to(dev)
         start = [p.detach().clone() for p in params]
+        first_run = []
         for retry in range(MAX_RETRIES):
             def first_step():
                 if pending_pair:
@@ -307,7 +320,7 @@ def main():
             # first_step records θ(t+1), kept only if this run of the epoch stands.
             mark = len(snapshots)
             tr = time.perf_counter()
-            ok = run_epoch(perm, log_alpha, log_prev, first_step if pending_pair else None)
+            ok = run_epoch(perm, log_alpha, log_prev, first_step if pending_pair else None, first_run)
             log_now = evaluate(net, X, Y, max(batch, 1000))[0] if ok else math.nan
             run_times.append(time.perf_counter() - tr)  # evaluate() synchronizes (.item())
             if a.time_epochs and len(run_times) > a.time_epochs:
