@@ -87,18 +87,23 @@ def serve(srv):
                     return
                 continue
             conn, _ = srv.accept()
-            data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
-            while not data.endswith(b"\n"):
-                more = conn.recv(1 << 16)
-                if not more:
-                    break
-                data += more
-            if len(fds) != 3:
-                conn.sendall(b"-1\n")
-            elif os.fork() == 0:
-                sel.close()
-                srv.close()
-                child(conn, fds, json.loads(data))
+            fds = []
+            try:
+                data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+                while not data.endswith(b"\n"):
+                    more = conn.recv(1 << 16)
+                    if not more:
+                        break
+                    data += more
+                req = json.loads(data)
+                if len(fds) != 3:
+                    conn.sendall(b"-1\n")
+                elif os.fork() == 0:
+                    sel.close()
+                    srv.close()
+                    child(conn, fds, req)
+            except (OSError, ValueError) as e:  # a requester gone or garbled: the next one is served
+                print(f"forkserver: {e}", file=sys.stderr)
             for fd in fds:
                 os.close(fd)
             conn.close()
