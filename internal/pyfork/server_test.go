@@ -4,6 +4,7 @@ package pyfork_test
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -74,5 +75,23 @@ func TestCommand(t *testing.T) {
 	}
 	if want := "['4'] testdata testdata __main__ True set\nto stderr\nfrom stdin\n"; string(b) != want {
 		t.Errorf("relay output %q, want %q", b, want)
+	}
+}
+
+// TestServesAfterBadRequest: a requester that sends no files, or that
+// goes away, does not stop the server.
+func TestServesAfterBadRequest(t *testing.T) {
+	s := server(t)
+	sock := strings.Fields(s.Command("x"))[2]
+	for _, msg := range []string{"not json\n", `{"dir": "/", "argv": ["x"]}` + "\n", ""} {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(msg))
+		c.Close()
+	}
+	if b, err := s.Output("testdata", "echo.py", "0"); err != nil {
+		t.Fatalf("after bad requests: %v\n%s", err, b)
 	}
 }
