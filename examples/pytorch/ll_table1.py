@@ -157,14 +157,18 @@ def log_mean_loss(scores, y):
     return torch.logsumexp(log_losses(scores, y), dim=0) - math.log(len(y))
 
 
-def evaluate(net, x, y, batch):
-    """log 𝓛̄, q_min and the accuracy on (x, y), forward passes only."""
+def evaluate(net, x, y, batch, margins=True):
+    """log 𝓛̄, q_min and the accuracy on (x, y), forward passes only (margins False: log 𝓛̄
+    alone, q_min and the accuracy NaN)."""
     with torch.no_grad():
         logl, qmin, correct = [], math.inf, 0
         for lo in range(0, len(y), batch):
             s = net(x[lo:lo + batch])
             yb = y[lo:lo + batch]
             logl.append(log_losses(s, yb))
+            if not margins:
+                qmin = correct = math.nan
+                continue
             sy = s.gather(1, yb[:, None])[:, 0]
             rest = s.scatter(1, yb[:, None], -math.inf).max(dim=1).values
             q = sy - rest
@@ -321,7 +325,7 @@ def main():
             mark = len(snapshots)
             tr = time.perf_counter()
             ok = run_epoch(perm, log_alpha, log_prev, first_step if pending_pair else None, first_run)
-            log_now = evaluate(net, X, Y, max(batch, 1000))[0] if ok else math.nan
+            log_now = evaluate(net, X, Y, max(batch, 1000), margins=False)[0] if ok else math.nan
             run_times.append(time.perf_counter() - tr)  # evaluate() synchronizes (.item())
             if a.time_epochs and len(run_times) > a.time_epochs:
                 break
