@@ -13,6 +13,11 @@
 // sys.path[0] its folder, fresh standard streams, __name__ "__main__";
 // the modules the server imported are already in sys.modules.
 //
+// Shared starts one Server on first use for the tests of a binary; its
+// Close, at the end of TestMain, waits for the server, which waits for
+// every script it forked, so that their CPU time is in the binary's
+// children's (/usr/bin/time, go test -exec) as a started process's is.
+//
 // A forked child is the server's interpreter: a script must not rely on
 // state a fresh process would not have (the server only imports; it runs
 // no code of the modules beyond their import).
