@@ -3,7 +3,6 @@ package check
 import (
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -22,16 +21,11 @@ func needGolden(t *testing.T, file string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join("testdata", "pytorch", file)); err != nil {
 		how := "apt-get install -y python3-torch python3-numpy, then "
-		if torchAvailable() {
+		if _, err := torchMissing(); err == nil {
 			how = ""
 		}
 		t.Skipf("%s is missing: regenerate it (%s/usr/bin/python3 examples/pytorch/conv1d_cases.py check/testdata/pytorch from the repository root)", file, how)
 	}
-}
-
-// torchAvailable reports whether /usr/bin/python3 imports torch and numpy.
-func torchAvailable() bool {
-	return exec.Command("/usr/bin/python3", "-c", "import torch, numpy").Run() == nil
 }
 
 // TestConv1dMappingMatchesPyTorch: the Conv1d networks conv1d_cases.py wrote
@@ -142,13 +136,12 @@ func TestConv1dGeneratorReproducesGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Python and PyTorch")
 	}
-	if !torchAvailable() {
-		t.Skip("PyTorch not installed (apt-get install -y python3-torch python3-numpy): the committed golden files are not re-derived")
+	py, err := torchMissing()
+	if err != nil {
+		t.Skipf("PyTorch not installed (apt-get install -y python3-torch python3-numpy): the committed golden files are not re-derived: %v", err)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command("/usr/bin/python3", "conv1d_cases.py", dir)
-	cmd.Dir = filepath.Join("..", "examples", "pytorch")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := py.Output(filepath.Join("..", "examples", "pytorch"), "conv1d_cases.py", dir); err != nil {
 		t.Fatalf("conv1d_cases.py: %v\n%s", err, out)
 	}
 	for file := range conv1dGolden {

@@ -1,11 +1,12 @@
 package check
 
 import (
-	"os/exec"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/implicitbias/implicitbias/dataset"
+	"github.com/implicitbias/implicitbias/internal/pyfork"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
@@ -18,9 +19,8 @@ import (
 func TestPyTorchScriptFresh(t *testing.T) {
 	py := needPyTorch(t)
 	out := filepath.Join(t.TempDir(), "gd.npz")
-	cmd := exec.Command(py, filepath.Join("..", "examples", "pytorch", "train_digits.py"),
-		"--variant", "gd", "--steps", "300", "--pairs", "6", "--n", "40", "--out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := py.Output(".", filepath.Join("..", "examples", "pytorch", "train_digits.py"),
+		"--variant", "gd", "--steps", "300", "--pairs", "6", "--n", "40", "--out", out); err != nil {
 		t.Fatalf("train_digits.py: %v\n%s", err, b)
 	}
 	tr, err := ReadFile(out)
@@ -36,15 +36,39 @@ func TestPyTorchScriptFresh(t *testing.T) {
 	}
 }
 
+// torchServer is the package's one Python interpreter with torch and
+// numpy imported: each script runs forked from it, not in an interpreter
+// importing torch anew (about a CPU second each). One thread per script:
+// on these toy sizes PyTorch's intra-op threads only wait for each other
+// (experiment/pytorch_test.go). TestMain closes it.
+var torchServer = &pyfork.Shared{Python: "/usr/bin/python3", Modules: []string{"torch", "numpy"}, Env: []string{"OMP_NUM_THREADS=1"}}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	torchServer.Close()
+	os.Exit(code)
+}
+
+// torchMissing says why Debian's python3 does not import torch and numpy
+// (nil: it does), and returns the fork server.
+func torchMissing() (*pyfork.Server, error) {
+	py, err := torchServer.Get()
+	if err == nil {
+		err = py.Missing(torchServer.Modules...)
+	}
+	return py, err
+}
+
 // needPyTorch skips the test in -short mode or without Debian's
-// python3-torch and python3-numpy, and returns the interpreter.
-func needPyTorch(t *testing.T) string {
+// python3-torch and python3-numpy, and returns the fork server that runs
+// the scripts.
+func needPyTorch(t *testing.T) *pyfork.Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs PyTorch")
 	}
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
+	py, err := torchMissing()
+	if err != nil {
 		t.Skipf("PyTorch is not installed (apt-get install -y python3-torch python3-numpy): %v", err)
 	}
 	return py
@@ -59,9 +83,8 @@ func needPyTorch(t *testing.T) string {
 func TestPyTorchTable1PlainGD(t *testing.T) {
 	py := needPyTorch(t)
 	out := filepath.Join(t.TempDir(), "gd.npz")
-	cmd := exec.Command(py, filepath.Join("..", "examples", "pytorch", "ll_table1.py"),
-		"--toy", "--gd-lr", "0.2", "--gd-steps", "401", "--record-every", "100", "--out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := py.Output(".", filepath.Join("..", "examples", "pytorch", "ll_table1.py"),
+		"--toy", "--gd-lr", "0.2", "--gd-steps", "401", "--record-every", "100", "--out", out); err != nil {
 		t.Fatalf("ll_table1.py: %v\n%s", err, b)
 	}
 	// The CNN's θ and X in the engine's layout, as the CLI reads them.

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/implicitbias/implicitbias/check"
+	"github.com/implicitbias/implicitbias/internal/pyfork"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 	"github.com/implicitbias/implicitbias/theorems/kkt"
@@ -22,17 +23,31 @@ import (
 // be another).
 const python = "/usr/bin/python3"
 
-func needTorch(t *testing.T) { needPython(t, "torch, numpy", "python3-torch python3-numpy") }
+// forkServer is the package's one Python interpreter with numpy and torch
+// imported (when they import): each adapter process is a fork of it, not
+// an interpreter importing torch anew (about a CPU second each). TestMain
+// closes it.
+var forkServer = &pyfork.Shared{Python: python, Modules: []string{"numpy", "torch"}}
 
-// needPython skips the test without Debian's python3 importing modules.
-func needPython(t *testing.T, modules, packages string) {
+func needTorch(t *testing.T) *pyfork.Server {
+	return needPython(t, []string{"torch", "numpy"}, "python3-torch python3-numpy")
+}
+
+// needPython skips the test without Debian's python3 importing modules,
+// and returns the fork server.
+func needPython(t *testing.T, modules []string, packages string) *pyfork.Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs Python")
 	}
-	if err := exec.Command(python, "-c", "import "+modules).Run(); err != nil {
-		t.Skipf("%s is not installed (apt-get install -y %s): %v", modules, packages, err)
+	s, err := forkServer.Get()
+	if err == nil {
+		err = s.Missing(modules...)
 	}
+	if err != nil {
+		t.Skipf("%s is not installed (apt-get install -y %s): %v", strings.Join(modules, ", "), packages, err)
+	}
+	return s
 }
 
 // adapterCases are small separable cases that reach separation (so that
@@ -118,28 +133,21 @@ func descent(t *testing.T, c *Case, tr *train.Trajectory) theorems.Verdict {
 // loss-based run is a finding (plainLossFinding); the log-domain
 // variant's GD is the same SGD, so one GD case shows it.
 func TestPyTorchAdapter(t *testing.T) {
-	needTorch(t)
-	// In parallel: each engine spends most of its start importing torch.
-	t.Run("plain", func(t *testing.T) {
-		t.Parallel()
-		cs := adapterCases(t)
-		adapterAgrees(t, python+" pytorch/engine.py", append(cs[:6:6], cs[7]), func(p *Process) { plainLossFinding(t, p, cs[6]) })
-	})
-	t.Run("logdomain", func(t *testing.T) {
-		t.Parallel()
-		cs := adapterCases(t)
-		adapterAgrees(t, python+" pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
-	})
+	py := needTorch(t)
+	cs := adapterCases(t)
+	adapterAgrees(t, py, "pytorch/engine.py", append(cs[:6:6], cs[7]), func(p *Process) { plainLossFinding(t, p, cs[6]) })
+	cs = adapterCases(t) // plainLossFinding moved cs[6]'s stop
+	adapterAgrees(t, py, "pytorch/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
 }
 
 // TestNumPyAdapter: engines/numpy/engine.py (MLPs only) agrees the same
 // way; the CNN cases are not applicable (its handshake says conv false),
 // never passes.
 func TestNumPyAdapter(t *testing.T) {
-	needPython(t, "numpy", "python3-numpy")
+	py := needPython(t, []string{"numpy"}, "python3-numpy")
 	cs := adapterCases(t)
-	adapterAgrees(t, python+" numpy/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
-	adapterAgrees(t, python+" numpy/engine.py", []*Case{cs[0], cs[1], cs[2], cs[3], cs[7]}, func(p *Process) {
+	adapterAgrees(t, py, "numpy/engine.py --logdomain", []*Case{cs[0], cs[6]}, nil)
+	adapterAgrees(t, py, "numpy/engine.py", []*Case{cs[0], cs[1], cs[2], cs[3], cs[7]}, func(p *Process) {
 		for _, c := range cs[4:6] {
 			if _, err := p.Train(context.Background(), c); !errors.Is(err, ErrUnsupported) {
 				t.Errorf("%s on NumPy: %v, want ErrUnsupported", c.Name, err)
@@ -151,13 +159,11 @@ func TestNumPyAdapter(t *testing.T) {
 	})
 }
 
-// adapterAgrees starts command, runs the cases through it and checks them
-// against our engine; more, when set, runs on the same process after.
-func adapterAgrees(t *testing.T, command string, cases []*Case, more func(*Process)) {
-	p, err := Start(context.Background(), command, Options{Timeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+// adapterAgrees starts script (an adapter and its flags) forked from py,
+// runs the cases through it and checks them against our engine; more,
+// when set, runs on the same process after.
+func adapterAgrees(t *testing.T, py *pyfork.Server, script string, cases []*Case, more func(*Process)) {
+	p, command := startAdapter(t, py, script)
 	defer p.Close()
 	for _, c := range cases {
 		want, err := Local{}.Train(context.Background(), c)
@@ -186,7 +192,7 @@ func adapterAgrees(t *testing.T, command string, cases []*Case, more func(*Proce
 	}
 	if p.Capabilities().Eval {
 		for _, c := range cases {
-			evalAgrees(t, p, c)
+			evalAgrees(t, p, command, c)
 		}
 	}
 	if more != nil {
@@ -201,7 +207,7 @@ func adapterAgrees(t *testing.T, command string, cases []*Case, more func(*Proce
 // ours, to check.MappingTolerance (1e-12 of the largest entry: both
 // engines sum the same products in other orders; derived in
 // check/outputs.go).
-func evalAgrees(t *testing.T, p *Process, c *Case) {
+func evalAgrees(t *testing.T, p *Process, name string, c *Case) {
 	ec := &EvalCase{Name: c.Name, Model: c.Model, In: c.In, X: c.X, N: c.N, Theta: c.Theta0, Loss: c.Loss, Y: c.Y, Weights: c.Weights}
 	want, err := Local{}.Eval(context.Background(), ec)
 	if err != nil {
@@ -218,11 +224,23 @@ func evalAgrees(t *testing.T, p *Process, c *Case) {
 	}{{"Φ", got.Phi, want.Phi}, {"∇Φ", got.Grad, want.Grad}, {"log 𝓛", []float64{got.LogLoss}, []float64{want.LogLoss}}, {"∇log 𝓛", got.Dir, want.Dir}} {
 		rel := floats.Distance(v.got, v.want, math.Inf(1)) / floats.Norm(v.want, math.Inf(1))
 		if !(rel <= check.MappingTolerance) {
-			t.Errorf("eval %s by %s: %s differs from ours by %.3g of its largest entry", c.Name, p.Name(), v.name, rel)
+			t.Errorf("eval %s by %s: %s differs from ours by %.3g of its largest entry", c.Name, name, v.name, rel)
 		}
 		worst = max(worst, rel)
 	}
-	t.Logf("eval %s by %s: Φ, ∇Φ, log 𝓛, ∇log 𝓛 within %.2g of ours (relative to the largest entry)", c.Name, p.Name(), worst)
+	t.Logf("eval %s by %s: Φ, ∇Φ, log 𝓛, ∇log 𝓛 within %.2g of ours (relative to the largest entry)", c.Name, name, worst)
+}
+
+// startAdapter starts script (an adapter and its flags, relative to this
+// folder) as a Process forked from py, and names it as the command line
+// that starts it alone.
+func startAdapter(t *testing.T, py *pyfork.Server, script string) (*Process, string) {
+	t.Helper()
+	p, err := Start(context.Background(), py.Command(strings.Fields(script)...), Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, python + " " + script
 }
 
 // faultRows are the adapters' faults, each on a case it concerns.
@@ -250,29 +268,23 @@ type faultRow struct {
 // runs record pairs every 20 steps: a fault that makes the run diverge
 // (the loss factor dropped) still leaves pairs before it.
 func TestPyTorchAdapterFaults(t *testing.T) {
-	needTorch(t)
-	adapterFaults(t, python+" pytorch/engine.py", faultRows(adapterCases(t)))
+	adapterFaults(t, needTorch(t), "pytorch/engine.py", faultRows(adapterCases(t)))
 }
 
 // TestNumPyAdapterFaults is the same for the NumPy adapter (the CNN rows
 // moved to MLPs).
 func TestNumPyAdapterFaults(t *testing.T) {
-	needPython(t, "numpy", "python3-numpy")
+	py := needPython(t, []string{"numpy"}, "python3-numpy")
 	cs := adapterCases(t)
 	rows := faultRows(cs)
 	rows[2].c, rows[3].c = cs[0], cs[3]
-	adapterFaults(t, python+" numpy/engine.py", rows)
+	adapterFaults(t, py, "numpy/engine.py", rows)
 }
 
-func adapterFaults(t *testing.T, command string, rows []faultRow) {
+func adapterFaults(t *testing.T, py *pyfork.Server, script string, rows []faultRow) {
 	for _, tc := range rows {
-		// In parallel: each engine spends most of its start importing.
 		t.Run(tc.fault, func(t *testing.T) {
-			t.Parallel()
-			p, err := Start(context.Background(), command+" --fault "+tc.fault, Options{Timeout: 2 * time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, command := startAdapter(t, py, script+" --fault "+tc.fault)
 			defer p.Close()
 			if p.Capabilities().Fault != tc.fault {
 				t.Errorf("the handshake says fault %q", p.Capabilities().Fault)
@@ -317,10 +329,10 @@ func plainLossFinding(t *testing.T, p *Process, c *Case) {
 // with our engine to the rounding bound of its steps, and a case it does
 // not declare is not applicable.
 func TestSkeletonAdapter(t *testing.T) {
-	needPython(t, "numpy", "python3-numpy")
+	py := needPython(t, []string{"numpy"}, "python3-numpy")
 	c := adapterCases(t)[1]
 	c.Loss, c.Rule.LR, c.Steps = Exponential, 0.05, 1000
-	adapterAgrees(t, python+" skeleton/engine.py", []*Case{c}, func(p *Process) {
+	adapterAgrees(t, py, "skeleton/engine.py", []*Case{c}, func(p *Process) {
 		if _, err := p.Train(context.Background(), adapterCases(t)[0]); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("an MLP on the skeleton: %v, want ErrUnsupported", err)
 		}

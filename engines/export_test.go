@@ -19,3 +19,7 @@ func DirectRun(t testing.TB, c *Case) *train.Trajectory {
 	}
 	return tr
 }
+
+// CloseForkServer closes the adapters' fork server (TestMain, at the end:
+// it waits for the adapters forked from it).
+func CloseForkServer() { forkServer.Close() }

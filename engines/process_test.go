@@ -12,6 +12,7 @@ import (
 
 	"github.com/implicitbias/implicitbias/engines"
 	"github.com/implicitbias/implicitbias/engines/fakeengine"
+	"github.com/implicitbias/implicitbias/internal/pyfork"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/train"
 )
@@ -20,7 +21,10 @@ import (
 // fakeengine -behave …` runs fakeengine.Main.
 func TestMain(m *testing.M) {
 	fakeengine.ServeIfAsked()
-	os.Exit(m.Run())
+	pyfork.RelayIfAsked()
+	code := m.Run()
+	engines.CloseForkServer()
+	os.Exit(code)
 }
 
 func fake(args ...string) string { return fakeengine.Command(args...) }

@@ -2,7 +2,7 @@ package experiment_test
 
 import (
 	"math"
-	"os/exec"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,9 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/implicitbias/implicitbias/check"
+	"github.com/implicitbias/implicitbias/internal/pyfork"
 	"github.com/implicitbias/implicitbias/models"
 	"github.com/implicitbias/implicitbias/theorems"
 )
+
+// torchServer is the package's one Python interpreter with torch and
+// numpy imported: each run of ll_table1.py is forked from it, not an
+// interpreter importing torch anew (about a CPU second each). One thread
+// per script: on these toy sizes PyTorch's intra-op threads only wait for
+// each other (a toy run to 1e-10 took 72 CPU s with 2 threads on a loaded
+// 2-core machine, 5 s with 1). TestMain closes it.
+var torchServer = &pyfork.Shared{Python: "/usr/bin/python3", Modules: []string{"torch", "numpy"}, Env: []string{"OMP_NUM_THREADS=1"}}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	torchServer.Close()
+	os.Exit(code)
+}
 
 // pytorchTable1 runs examples/pytorch/ll_table1.py with args and checks the
 // trajectory it writes with package check, as `implicitbias check --run`
@@ -22,13 +37,15 @@ func pytorchTable1(t *testing.T, args ...string) *check.Report {
 	if testing.Short() {
 		t.Skip("runs PyTorch")
 	}
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch, numpy").Run(); err != nil {
+	py, err := torchServer.Get()
+	if err == nil {
+		err = py.Missing(torchServer.Modules...)
+	}
+	if err != nil {
 		t.Skipf("PyTorch is not installed (apt-get install -y python3-torch python3-numpy): %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "run.npz")
-	cmd := exec.Command(py, append([]string{filepath.Join("..", "examples", "pytorch", "ll_table1.py"), "--out", out}, args...)...)
-	b, err := cmd.CombinedOutput()
+	b, err := py.Output(".", append([]string{filepath.Join("..", "examples", "pytorch", "ll_table1.py"), "--out", out}, args...)...)
 	require.NoError(t, err, "ll_table1.py: %s", b)
 	t.Logf("ll_table1.py %v:\n%s", args, b)
 	tr, err := check.ReadFile(out)

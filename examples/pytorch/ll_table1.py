@@ -79,13 +79,20 @@ def read_idx(path):
 
 
 def load_fashion(directory, split):
+    """The split's images (uint8: pixels() scales the ones kept) and labels."""
     prefix = "train" if split == "train" else "t10k"
     try:
         x = read_idx(os.path.join(directory, f"{prefix}-images-idx3-ubyte.gz"))
         y = read_idx(os.path.join(directory, f"{prefix}-labels-idx1-ubyte.gz"))
     except FileNotFoundError as e:
         sys.exit(f"ll_table1.py: {e}; apt-get install dataset-fashion-mnist, or give --data DIR or --npz FILE")
-    return x.astype(np.float64) / 255.0, y.astype(np.int64)
+    return x, y.astype(np.int64)
+
+
+def pixels(x):
+    """uint8 images in [0, 1], float64: after balanced(), so that only the images kept are
+    converted (the whole training set in float64 is 376 MB)."""
+    return x.astype(np.float64) / 255.0
 
 
 def balanced(x, y, per_class, rng):
@@ -150,14 +157,18 @@ def log_mean_loss(scores, y):
     return torch.logsumexp(log_losses(scores, y), dim=0) - math.log(len(y))
 
 
-def evaluate(net, x, y, batch):
-    """log 𝓛̄, q_min and the accuracy on (x, y), forward passes only."""
+def evaluate(net, x, y, batch, margins=True):
+    """log 𝓛̄, q_min and the accuracy on (x, y), forward passes only (margins False: log 𝓛̄
+    alone, q_min and the accuracy NaN)."""
     with torch.no_grad():
         logl, qmin, correct = [], math.inf, 0
         for lo in range(0, len(y), batch):
             s = net(x[lo:lo + batch])
             yb = y[lo:lo + batch]
             logl.append(log_losses(s, yb))
+            if not margins:
+                qmin = correct = math.nan
+                continue
             sy = s.gather(1, yb[:, None])[:, 0]
             rest = s.scatter(1, yb[:, None], -math.inf).max(dim=1).values
             q = sy - rest
@@ -225,11 +236,12 @@ def main():
     else:
         if a.npz:
             f = np.load(a.npz)
-            (xtr, ytr), (xte, yte) = [(f["x_" + s].astype(np.float64) / 255.0, f["y_" + s].astype(np.int64)) for s in ("train", "test")]
+            (xtr, ytr), (xte, yte) = [(f["x_" + s], f["y_" + s].astype(np.int64)) for s in ("train", "test")]
         else:
             (xtr, ytr), (xte, yte) = load_fashion(a.data, "train"), load_fashion(a.data, "test")
         xtr, ytr = balanced(xtr, ytr, a.n_train // 10, rng)
         xte, yte = balanced(xte, yte, a.n_test // 10, rng)
+        xtr, xte = pixels(xtr), pixels(xte)
     if a.image != 28:
         xtr, xte = downsample(xtr, a.image), downsample(xte, a.image)
     X = torch.from_numpy(xtr[:, None]).to(dev)  # (n, 1, H, W), PyTorch's layout
@@ -246,19 +258,31 @@ def main():
     print(f"ll_table1.py: {sum(p.numel() for p in params)} parameters, {n}/{len(Yte)} images of {a.image}×{a.image}, "
           f"batch {batch}, device {dev}", file=sys.stderr)
 
-    def run_epoch(perm, log_alpha, log_prev, first_step):
-        """One pass with η = α/𝓛̄(t−1); calls first_step(lr) after the first step."""
+    # With one batch an epoch (full batch, not timing), every run of an epoch takes its one
+    # step from the same θ on the same samples in the same order: the runs after the first
+    # reuse its log 𝓛̄_B and gradient (the same values: only the step size differs).
+    reuse = batch == n and not a.time_epochs
+
+    def run_epoch(perm, log_alpha, log_prev, first_step, first_run):
+        """One pass with η = α/𝓛̄(t−1); calls first_step(lr) after the first step; first_run
+        holds (log 𝓛̄_B, ∇) of the epoch's first run once there was one (reuse)."""
         for lo in range(0, n, batch):
-            idx = perm[lo:lo + batch]
-            for p in params:
-                p.grad = None
-            lb = log_mean_loss(net(X[idx]), Y[idx])
-            lb.backward()  # ∇ log 𝓛̄_B = ∇𝓛̄_B/𝓛̄_B
+            if first_run:
+                lb, grads = first_run
+            else:
+                idx = perm[lo:lo + batch]
+                for p in params:
+                    p.grad = None
+                lb = log_mean_loss(net(X[idx]), Y[idx])
+                lb.backward()  # ∇ log 𝓛̄_B = ∇𝓛̄_B/𝓛̄_B
+                grads = [p.grad for p in params]
+                if reuse:
+                    first_run[:] = [lb, grads]
             with torch.no_grad():
                 # e^{log α + log 𝓛̄_B − log 𝓛̄(t−1)}, on the device (no sync per step).
                 c = torch.exp(lb + (log_alpha - log_prev))
-                for p in params:
-                    p.sub_(p.grad * c)
+                for p, g in zip(params, grads):
+                    p.sub_(g * c)
             if lo == 0 and first_step is not None:
                 first_step()
         return all(bool(torch.isfinite(p).all()) for p in params)
@@ -290,6 +314,7 @@ def main():
     while epoch < a.max_epochs:
         perm = torch.randperm(n, generator=perm_gen).to(dev)
         start = [p.detach().clone() for p in params]
+        first_run = []
         for retry in range(MAX_RETRIES):
             def first_step():
                 if pending_pair:
@@ -299,8 +324,8 @@ def main():
             # first_step records θ(t+1), kept only if this run of the epoch stands.
             mark = len(snapshots)
             tr = time.perf_counter()
-            ok = run_epoch(perm, log_alpha, log_prev, first_step if pending_pair else None)
-            log_now = evaluate(net, X, Y, max(batch, 1000))[0] if ok else math.nan
+            ok = run_epoch(perm, log_alpha, log_prev, first_step if pending_pair else None, first_run)
+            log_now = evaluate(net, X, Y, max(batch, 1000), margins=False)[0] if ok else math.nan
             run_times.append(time.perf_counter() - tr)  # evaluate() synchronizes (.item())
             if a.time_epochs and len(run_times) > a.time_epochs:
                 break
