@@ -101,6 +101,12 @@ func (c GapSweepCase) Run(r *properties.Runner) ([]ntkth.GapRun, error) {
 
 func (c GapSweepCase) run(r *properties.Runner) ([]ntkth.GapRun, error) {
 	_, s := c.Size(r)
+	return c.sweep(r, s)
+}
+
+// sweep trains the jobs of sweep s (run: the budget's; the store's tests: a
+// smaller one, the same path).
+func (c GapSweepCase) sweep(r *properties.Runner, s sweepSize) ([]ntkth.GapRun, error) {
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
