@@ -117,6 +117,11 @@ func regularizedWidthGap(runs []RegRun, eps float64, probe bool) theorems.Verdic
 	}
 	for _, r := range runs {
 		if r.Risk >= eps {
+			if probe {
+				// (14) is read after every job's path test: one job's
+				// risk does not decide the sweep.
+				return probeUndecided
+			}
 			v := theorems.Assumption("(14) training risk below ε fails: μ = %.3g (width %d seed %d) leaves R̂ = %.3g ≥ ε = %.3g, and |f_reg − f_ERM| reaches %.3g",
 				r.Mu, r.Width, r.Seed, r.Risk, eps, r.RegGap)
 			v.Statistic, v.Bound = r.RegGap, LimitBound(r.TestDiag, eps, r.GramMin, r.N)
