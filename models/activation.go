@@ -220,10 +220,11 @@ func (a Activation) apply(dst, dd, z []float64) {
 			}
 		}
 	case Tanh:
-		for i, v := range z {
-			t := math.Tanh(v)
-			dst[i] = t
-			if dd != nil {
+		// Batched (linalg.Tanh: the exponentials vectorized, within 2 ulp;
+		// math.Tanh per value was 17% of section F's CPU).
+		linalg.Tanh(dst, z)
+		if dd != nil {
+			for i, t := range dst[:len(z)] {
 				dd[i] = 1 - t*t
 			}
 		}

@@ -652,6 +652,11 @@ type linWorkspace struct {
 	tan   [][]float64 // ẋ^l, l = 1 … L (d_l×n)
 	th    []float64   // ḣ of a hidden layer
 	out   []float64
+	// xLT is (x₀^L)ᵀ (n×d_L) of the cached batch when W₀^L = 0: the
+	// output layer's gradient a·(x₀^L)ᵀ as a row times a matrix (MulAB's
+	// row kernel, vectorized over d_L), the chains MulABt would form (l =
+	// 0 … n−1 from +0), without transposing x₀^L at every step.
+	xLT []float64
 }
 
 func (ws *linWorkspace) Cap() int { return ws.base.cap }
@@ -662,7 +667,9 @@ func (m *Linearized) NewWorkspace(n int) Workspace {
 		n = 1
 	}
 	ws := &linWorkspace{m: m, base: m.net.workspace(m.net.NewWorkspace(n), n), xc: make([]float64, n*m.net.in), out: make([]float64, n)}
-	if !m.zeroLast {
+	if m.zeroLast {
+		ws.xLT = make([]float64, n*m.net.dim(len(m.net.hidden)))
+	} else {
 		maxd := 0
 		for _, d := range m.net.hidden {
 			ws.tan = append(ws.tan, make([]float64, n*d))
@@ -702,6 +709,11 @@ func (m *Linearized) at0(ws *linWorkspace, x []float64, n int) {
 	copy(ws.xc, x[:k])
 	ws.nc, ws.valid = n, true
 	m.net.Forward(ws.base, m.theta0, ws.xc[:k], n)
+	if m.zeroLast {
+		L := len(m.net.hidden)
+		dL := m.net.dim(L)
+		linalg.Transpose(ws.xLT, dL, ws.base.layerInput(L), n, dL, n)
+	}
 }
 
 // Forward computes f_lin(x_i; θ) for the n rows of x.
@@ -785,7 +797,7 @@ func (m *Linearized) Backward(w Workspace, theta, gOut, grad []float64) {
 		sum += v
 		a[i] = v * s
 	}
-	linalg.MulABt(1, dL, n, a, n, ws.base.layerInput(L), n, gw, dL, false)
+	linalg.MulAB(1, dL, n, a, n, ws.xLT, dL, gw, dL, false)
 	gb[0] = net.beta * sum
 }
 

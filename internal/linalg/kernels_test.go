@@ -18,26 +18,6 @@ func withSet(ks *kernelSet, f func()) {
 	f()
 }
 
-// chainRef is the chain order written as plainly as possible: one fma chain
-// per entry, l increasing, from C or +0.
-func chainRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) float64, acc bool) [][]float64 {
-	c := make([][]float64, m)
-	for i := range c {
-		c[i] = make([]float64, n)
-		for j := range c[i] {
-			s := 0.0
-			if acc {
-				s = c0(i, j)
-			}
-			for l := 0; l < k; l++ {
-				s = math.FMA(opA(i, l), opB(l, j), s)
-			}
-			c[i][j] = s
-		}
-	}
-	return c
-}
-
 // laneRef is the lane order of the dot-shaped MulABt, written plainly.
 func laneRef(m, n, k int, opA, opB func(i, j int) float64, c0 func(i, j int) float64, acc bool) [][]float64 {
 	c := make([][]float64, m)
@@ -105,38 +85,43 @@ func kernelShapes(r *rand.Rand) [][3]int {
 // TestKernelSetsBitIdentical checks every kernel set this CPU runs against
 // the plain chain- and lane-order references with ==, on all shapes, with
 // padded strides (whose sentinels must be neither read nor written), with
-// and without accumulation.
+// and without accumulation. The operands and the reference of a (kernel,
+// shape, strides, accumulation) are made once and every set is run on them
+// (the reference, not the sets, was most of the test's time).
 func TestKernelSetsBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	shapes := kernelShapes(r)
 	t.Logf("kernel sets on this CPU: %v", setNames())
-	for _, ks := range available {
-		for _, kn := range kernels {
-			for _, sh := range shapes {
-				m, n, k := sh[0], sh[1], sh[2]
-				for _, pads := range [][3]int{{0, 0, 0}, {3, 1, 2}} {
-					for _, acc := range []bool{false, true} {
+	for _, kn := range kernels {
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, pads := range [][3]int{{0, 0, 0}, {3, 1, 2}} {
+				for _, acc := range []bool{false, true} {
+					ar, ac := kn.aShape(m, n, k)
+					br, bc := kn.bShape(m, n, k)
+					a := newStrided(r, ar, ac, pads[0], false)
+					b := newStrided(r, br, bc, pads[1], false)
+					c0 := newStrided(r, m, n, pads[2], false)
+					ref := chainRef
+					if kn.name == "MulABt" && n == 1 {
+						ref = laneRefDense
+					}
+					want := ref(m, n, k, dense(m, k, kn.opA(a)), dense(k, n, kn.opB(b)), c0, acc)
+					for _, ks := range available {
 						name := fmt.Sprintf("%s %s m=%d n=%d k=%d pads=%v acc=%v", ks.name, kn.name, m, n, k, pads, acc)
-						ar, ac := kn.aShape(m, n, k)
-						br, bc := kn.bShape(m, n, k)
-						a := newStrided(r, ar, ac, pads[0], false)
-						b := newStrided(r, br, bc, pads[1], false)
-						c0 := newStrided(r, m, n, pads[2], false)
 						c := c0.clone()
 						withSet(ks, func() { kn.call(m, n, k, a, b, c, acc) })
-						ref := chainRef
-						if kn.name == "MulABt" && n == 1 {
-							ref = laneRef
-						}
-						want := ref(m, n, k, kn.opA(a), kn.opB(b), c0.at, acc)
 						for i := 0; i < m; i++ {
-							for j := 0; j < n; j++ {
-								if got := c.at(i, j); math.Float64bits(got) != math.Float64bits(want[i][j]) {
-									t.Fatalf("%s: C[%d][%d] = %v, want %v (bit-identical)", name, i, j, got, want[i][j])
+							row := c.data[i*c.ld : i*c.ld+n]
+							for j, got := range row {
+								if math.Float64bits(got) != math.Float64bits(want[i*n+j]) {
+									t.Fatalf("%s: C[%d][%d] = %v, want %v (bit-identical)", name, i, j, got, want[i*n+j])
 								}
 							}
 							for j := n; j < c.ld && i*c.ld+j < len(c.data); j++ {
-								require.Equal(t, sentinel, c.data[i*c.ld+j], "%s: padding C[%d][%d] written", name, i, j)
+								if c.data[i*c.ld+j] != sentinel {
+									t.Fatalf("%s: padding C[%d][%d] written", name, i, j)
+								}
 							}
 						}
 					}
@@ -144,6 +129,50 @@ func TestKernelSetsBitIdentical(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dense returns op(X) as a rows×cols row-major slice.
+func dense(rows, cols int, op func(i, j int) float64) []float64 {
+	d := make([]float64, rows*cols)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			d[i*cols+j] = op(i, j)
+		}
+	}
+	return d
+}
+
+// chainRef is the chain order written as plainly as possible, on dense
+// op(A) (m×k) and op(B) (k×n), C m×n row-major: one fma chain per entry,
+// l increasing, from C or +0.
+func chainRef(m, n, k int, a, b []float64, c0 strided, acc bool) []float64 {
+	c := make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		ci := c[i*n : (i+1)*n]
+		if acc {
+			copy(ci, c0.data[i*c0.ld:i*c0.ld+n])
+		}
+		for l := 0; l < k; l++ {
+			v := a[i*k+l]
+			for j, w := range b[l*n : (l+1)*n] {
+				ci[j] = math.FMA(v, w, ci[j])
+			}
+		}
+	}
+	return c
+}
+
+// laneRefDense is laneRef on dense operands (see chainRefDense).
+func laneRefDense(m, n, k int, a, b []float64, c0 strided, acc bool) []float64 {
+	return flatten(laneRef(m, n, k, func(i, l int) float64 { return a[i*k+l] }, func(l, j int) float64 { return b[l*n+j] }, c0.at, acc))
+}
+
+func flatten(x [][]float64) []float64 {
+	var d []float64
+	for _, row := range x {
+		d = append(d, row...)
+	}
+	return d
 }
 
 // TestSwapABtCovered: the shapes of TestKernelSetsBitIdentical take both

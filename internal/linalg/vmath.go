@@ -99,6 +99,7 @@ const (
 	opExp vmOp = iota
 	opLog
 	opLog1p
+	opTanh
 )
 
 // vmRun runs the kernel of op in set ks on x (len(dst) = len(x) = n) and
@@ -137,6 +138,8 @@ func vmCall(op vmOp, k vmKind, dst, x []float64) {
 		vmExp(k, dst, x)
 	case opLog:
 		vmLog(k, dst, x)
+	case opTanh:
+		vmTanh(k, dst, x)
 	default:
 		vmLog1p(k, dst, x)
 	}

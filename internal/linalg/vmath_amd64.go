@@ -25,6 +25,12 @@ func log1p256(dst, x *float64, n int)
 //go:noescape
 func log1p512(dst, x *float64, n int)
 
+//go:noescape
+func tanh256(dst, x *float64, n int)
+
+//go:noescape
+func tanh512(dst, x *float64, n int)
+
 func init() {
 	avx512Set.vm = vm512
 	avx2Set.vm = vm256
@@ -69,5 +75,19 @@ func vmLog1p(k vmKind, dst, x []float64) {
 		log1p256(&dst[0], &x[0], len(x))
 	case vm512:
 		log1p512(&dst[0], &x[0], len(x))
+	}
+}
+
+// vmTanh runs kernel k's Tanh on x (len(x) a multiple of its lanes).
+func vmTanh(k vmKind, dst, x []float64) {
+	if len(x) == 0 {
+		return
+	}
+	_ = dst[len(x)-1]
+	switch k {
+	case vm256:
+		tanh256(&dst[0], &x[0], len(x))
+	case vm512:
+		tanh512(&dst[0], &x[0], len(x))
 	}
 }

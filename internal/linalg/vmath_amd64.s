@@ -324,7 +324,79 @@ DATA vmc<>+2528(SB)/8, $0x7ff8000000000001 // nan
 DATA vmc<>+2536(SB)/8, $0x7ff8000000000001 // nan
 DATA vmc<>+2544(SB)/8, $0x7ff8000000000001 // nan
 DATA vmc<>+2552(SB)/8, $0x7ff8000000000001 // nan
-GLOBL vmc<>(SB), RODATA|NOPTR, $2560
+DATA vmc<>+2560(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2568(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2576(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2584(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2592(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2600(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2608(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2616(SB)/8, $0x7fffffffffffffff // absMask
+DATA vmc<>+2624(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2632(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2640(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2648(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2656(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2664(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2672(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2680(SB)/8, $0x8000000000000000 // signMask
+DATA vmc<>+2688(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2696(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2704(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2712(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2720(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2728(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2736(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2744(SB)/8, $0x3fe4000000000000 // tanhCut
+DATA vmc<>+2752(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2760(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2768(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2776(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2784(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2792(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2800(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2808(SB)/8, $0xbfeedc5baafd6f4b // tanhP0
+DATA vmc<>+2816(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2824(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2832(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2840(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2848(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2856(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2864(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2872(SB)/8, $0xc058d26a0e26682d // tanhP1
+DATA vmc<>+2880(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2888(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2896(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2904(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2912(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2920(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2928(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2936(SB)/8, $0xc0993ac030580563 // tanhP2
+DATA vmc<>+2944(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2952(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2960(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2968(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2976(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2984(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+2992(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+3000(SB)/8, $0x405c33f28a581b86 // tanhQ0
+DATA vmc<>+3008(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3016(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3024(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3032(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3040(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3048(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3056(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3064(SB)/8, $0x40a176fa0e5535fa // tanhQ1
+DATA vmc<>+3072(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3080(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3088(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3096(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3104(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3112(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3120(SB)/8, $0x40b2ec102442040c // tanhQ2
+DATA vmc<>+3128(SB)/8, $0x40b2ec102442040c // tanhQ2
+GLOBL vmc<>(SB), RODATA|NOPTR, $3136
 
 // func exp256(dst, x *float64, n int): n a multiple of 4.
 TEXT ·exp256(SB), NOSPLIT, $0-24
@@ -705,5 +777,161 @@ log1p512_loop:
 	DECQ CX
 	JNZ log1p512_loop
 log1p512_done:
+	VZEROUPPER
+	RET
+
+// func tanh256(dst, x *float64, n int): n a multiple of 4.
+TEXT ·tanh256(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ tanh256_done
+	VMOVUPD vmc<>+0(SB), Y14
+tanh256_loop:
+	VMOVUPD (SI), Y15 // x
+	VPAND vmc<>+2560(SB), Y15, Y8 // a = |x|
+	VADDPD Y8, Y8, Y0 // 2a
+	VCMPPD $1, vmc<>+64(SB), Y0, Y7
+	VBLENDVPD Y7, vmc<>+2432(SB), Y0, Y0
+	VMINPD Y0, Y14, Y0 // x > 710: 710 (NaN stays)
+	VMOVUPD vmc<>+128(SB), Y1
+	VFMADD231PD vmc<>+192(SB), Y0, Y1 // t = fma(x, log2e, shifter)
+	VSUBPD vmc<>+128(SB), Y1, Y2 // k
+	VMOVAPD Y0, Y3
+	VFNMADD231PD vmc<>+256(SB), Y2, Y3 // r = fma(−k, ln2Hi, x)
+	VFNMADD231PD vmc<>+320(SB), Y2, Y3 // r = fma(−k, ln2Lo, r)
+	VMOVUPD vmc<>+384(SB), Y4
+	VFMADD213PD vmc<>+448(SB), Y3, Y4
+	VFMADD213PD vmc<>+512(SB), Y3, Y4
+	VFMADD213PD vmc<>+576(SB), Y3, Y4
+	VFMADD213PD vmc<>+640(SB), Y3, Y4
+	VFMADD213PD vmc<>+704(SB), Y3, Y4
+	VFMADD213PD vmc<>+768(SB), Y3, Y4
+	VFMADD213PD vmc<>+832(SB), Y3, Y4
+	VFMADD213PD vmc<>+896(SB), Y3, Y4
+	VFMADD213PD vmc<>+960(SB), Y3, Y4
+	VFMADD213PD vmc<>+1024(SB), Y3, Y4
+	VFMADD213PD vmc<>+1088(SB), Y3, Y4
+	VFMADD213PD vmc<>+1152(SB), Y3, Y4
+	VFMADD213PD vmc<>+1152(SB), Y3, Y4 // p
+	VMOVUPD vmc<>+1344(SB), Y5
+	VFMADD231PD vmc<>+1280(SB), Y2, Y5 // h = k/2 + bias (exact product)
+	VSUBPD vmc<>+1344(SB), Y5, Y6 // k1
+	VSUBPD Y6, Y2, Y6 // k2 = k − k1
+	VADDPD vmc<>+1344(SB), Y6, Y6
+	VPSLLQ $52, Y5, Y5 // 2^k1
+	VPSLLQ $52, Y6, Y6 // 2^k2
+	VMULPD Y5, Y4, Y4
+	VMULPD Y6, Y4, Y4
+	VBLENDVPD Y7, vmc<>+2432(SB), Y4, Y4
+	VADDPD vmc<>+1152(SB), Y4, Y10 // s + 1
+	VMULPD Y15, Y15, Y1 // z = x²
+	VMULPD vmc<>+2752(SB), Y1, Y2
+	VADDPD vmc<>+2816(SB), Y2, Y2
+	VMULPD Y1, Y2, Y2
+	VADDPD vmc<>+2880(SB), Y2, Y2 // P(z)
+	VADDPD vmc<>+2944(SB), Y1, Y3
+	VMULPD Y1, Y3, Y3
+	VADDPD vmc<>+3008(SB), Y3, Y3
+	VMULPD Y1, Y3, Y3
+	VADDPD vmc<>+3072(SB), Y3, Y3 // Q(z)
+	VMULPD Y1, Y15, Y9 // x·z
+	VMULPD Y2, Y9, Y9 // x·z·P(z)
+	VCMPPD $13, vmc<>+2688(SB), Y8, Y1
+	VBLENDVPD Y1, vmc<>+1216(SB), Y9, Y9
+	VBLENDVPD Y1, Y10, Y3, Y3
+	VDIVPD Y3, Y9, Y9 // 2/(s + 1) or x·z·P(z)/Q(z)
+	VMOVUPD vmc<>+1152(SB), Y12
+	VSUBPD Y9, Y12, Y12 // 1 − 2/(s + 1)
+	VADDPD Y9, Y15, Y9 // x + x·z·P(z)/Q(z)
+	VBLENDVPD Y1, Y12, Y9, Y9
+	VPAND vmc<>+2560(SB), Y9, Y9
+	VPAND vmc<>+2624(SB), Y15, Y13 // x's sign
+	VPOR Y13, Y9, Y9
+	VMOVUPD Y9, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ tanh256_loop
+tanh256_done:
+	VZEROUPPER
+	RET
+
+// func tanh512(dst, x *float64, n int): n a multiple of 8.
+TEXT ·tanh512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ tanh512_done
+	VMOVUPD vmc<>+0(SB), Z14
+tanh512_loop:
+	VMOVUPD (SI), Z15 // x
+	VPANDQ vmc<>+2560(SB), Z15, Z8 // a = |x|
+	VADDPD Z8, Z8, Z0 // 2a
+	VCMPPD $1, vmc<>+64(SB), Z0, K7
+	VBLENDMPD vmc<>+2432(SB), Z0, K7, Z0
+	VMINPD Z0, Z14, Z0 // x > 710: 710 (NaN stays)
+	VMOVUPD vmc<>+128(SB), Z1
+	VFMADD231PD vmc<>+192(SB), Z0, Z1 // t = fma(x, log2e, shifter)
+	VSUBPD vmc<>+128(SB), Z1, Z2 // k
+	VMOVAPD Z0, Z3
+	VFNMADD231PD vmc<>+256(SB), Z2, Z3 // r = fma(−k, ln2Hi, x)
+	VFNMADD231PD vmc<>+320(SB), Z2, Z3 // r = fma(−k, ln2Lo, r)
+	VMOVUPD vmc<>+384(SB), Z4
+	VFMADD213PD vmc<>+448(SB), Z3, Z4
+	VFMADD213PD vmc<>+512(SB), Z3, Z4
+	VFMADD213PD vmc<>+576(SB), Z3, Z4
+	VFMADD213PD vmc<>+640(SB), Z3, Z4
+	VFMADD213PD vmc<>+704(SB), Z3, Z4
+	VFMADD213PD vmc<>+768(SB), Z3, Z4
+	VFMADD213PD vmc<>+832(SB), Z3, Z4
+	VFMADD213PD vmc<>+896(SB), Z3, Z4
+	VFMADD213PD vmc<>+960(SB), Z3, Z4
+	VFMADD213PD vmc<>+1024(SB), Z3, Z4
+	VFMADD213PD vmc<>+1088(SB), Z3, Z4
+	VFMADD213PD vmc<>+1152(SB), Z3, Z4
+	VFMADD213PD vmc<>+1152(SB), Z3, Z4 // p
+	VMOVUPD vmc<>+1344(SB), Z5
+	VFMADD231PD vmc<>+1280(SB), Z2, Z5 // h = k/2 + bias (exact product)
+	VSUBPD vmc<>+1344(SB), Z5, Z6 // k1
+	VSUBPD Z6, Z2, Z6 // k2 = k − k1
+	VADDPD vmc<>+1344(SB), Z6, Z6
+	VPSLLQ $52, Z5, Z5 // 2^k1
+	VPSLLQ $52, Z6, Z6 // 2^k2
+	VMULPD Z5, Z4, Z4
+	VMULPD Z6, Z4, Z4
+	VBLENDMPD vmc<>+2432(SB), Z4, K7, Z4
+	VADDPD vmc<>+1152(SB), Z4, Z10 // s + 1
+	VMULPD Z15, Z15, Z1 // z = x²
+	VMULPD vmc<>+2752(SB), Z1, Z2
+	VADDPD vmc<>+2816(SB), Z2, Z2
+	VMULPD Z1, Z2, Z2
+	VADDPD vmc<>+2880(SB), Z2, Z2 // P(z)
+	VADDPD vmc<>+2944(SB), Z1, Z3
+	VMULPD Z1, Z3, Z3
+	VADDPD vmc<>+3008(SB), Z3, Z3
+	VMULPD Z1, Z3, Z3
+	VADDPD vmc<>+3072(SB), Z3, Z3 // Q(z)
+	VMULPD Z1, Z15, Z9 // x·z
+	VMULPD Z2, Z9, Z9 // x·z·P(z)
+	VCMPPD $13, vmc<>+2688(SB), Z8, K1
+	VBLENDMPD vmc<>+1216(SB), Z9, K1, Z9
+	VBLENDMPD Z10, Z3, K1, Z3
+	VDIVPD Z3, Z9, Z9 // 2/(s + 1) or x·z·P(z)/Q(z)
+	VMOVUPD vmc<>+1152(SB), Z12
+	VSUBPD Z9, Z12, Z12 // 1 − 2/(s + 1)
+	VADDPD Z9, Z15, Z9 // x + x·z·P(z)/Q(z)
+	VBLENDMPD Z12, Z9, K1, Z9
+	VPANDQ vmc<>+2560(SB), Z9, Z9
+	VPANDQ vmc<>+2624(SB), Z15, Z13 // x's sign
+	VPORQ Z13, Z9, Z9
+	VMOVUPD Z9, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ tanh512_loop
+tanh512_done:
 	VZEROUPPER
 	RET

@@ -9,3 +9,5 @@ func vmExp(k vmKind, dst, x []float64) {}
 func vmLog(k vmKind, dst, x []float64) {}
 
 func vmLog1p(k vmKind, dst, x []float64) {}
+
+func vmTanh(k vmKind, dst, x []float64) {}

@@ -84,6 +84,19 @@ func vmathPoints(fn string) []float64 {
 		}
 		xs = append(xs, bigref.Around(-1, -0.5, 0x1p-53, -0x1p-53, 0x1p-54, 1e-300, 0x1p53)...)
 		xs = append(xs, -2, -1-0x1p-52)
+	case "tanh":
+		// The engine's pre-activations (|h| of order 1 to 10, at the
+		// NTK's widths), every binade, and the branch at 0.625, where
+		// tanh rounds to ±1 (|x| ≈ 19.06) and where e^{2|x|} overflows.
+		for range 3000 {
+			v := randBits(-1074, 1023)
+			xs = append(xs, v, -v)
+		}
+		for range 3000 {
+			xs = append(xs, (r.Float64()-0.5)*20, (r.Float64()-0.5)*1.25)
+		}
+		xs = append(xs, bigref.Grid(-25, 25, 2001)...)
+		xs = append(xs, bigref.Around(0.625, -0.625, 19.061547465398498, 44.01484596555653, 354.891356446692, 0x1p-26, -0x1p-26)...)
 	}
 	return xs
 }
@@ -117,9 +130,32 @@ var vmathFuncs = []struct {
 		}
 		return refPrec.Log1p(refPrec.F(x))
 	}, 2},
+	{"tanh", Tanh, tanhRef, 2},
 }
 
-// TestVMathAccuracy checks Exp, Log and Log1p against 256-bit references
+// tanhRef is tanh x = −expm1(−2|x|)/(2 + expm1(−2|x|)) with x's sign (full
+// relative precision near 0); beyond |x| = 400 it is ±(1 − 2⁻¹⁰⁰⁰), which
+// rounds as tanh x does.
+func tanhRef(x float64) *big.Float {
+	if x != x {
+		return nil
+	}
+	a := math.Abs(x)
+	var t *big.Float
+	if a > 400 {
+		t = refPrec.Sub(refPrec.F(1), refPrec.F(0x1p-1000))
+	} else {
+		w := refPrec.W()
+		e := w.Expm1(w.F(-2 * a))
+		t = refPrec.Round(w.Neg(w.Quo(e, w.AddF(e, 2))))
+	}
+	if x < 0 || x == 0 && math.Signbit(x) {
+		t = refPrec.Neg(t)
+	}
+	return t
+}
+
+// TestVMathAccuracy checks Exp, Log, Log1p and Tanh against 256-bit references
 // over their whole range, on every kernel set (whose bits must agree anyway:
 // TestVMathSets), within the bounds their doc comments state.
 func TestVMathAccuracy(t *testing.T) {
@@ -181,6 +217,9 @@ func TestVMathSpecial(t *testing.T) {
 		{"log1p", Log1p, inf, inf}, {"log1p", Log1p, -inf, nan}, {"log1p", Log1p, -2, nan}, {"log1p", Log1p, nan, nan},
 		{"log1p", Log1p, 1e-300, 1e-300}, {"log1p", Log1p, math.SmallestNonzeroFloat64, math.SmallestNonzeroFloat64},
 		{"log1p", Log1p, 1, math.Ln2},
+		{"tanh", Tanh, 0, 0}, {"tanh", Tanh, negZero, negZero}, {"tanh", Tanh, inf, 1}, {"tanh", Tanh, -inf, -1},
+		{"tanh", Tanh, nan, nan}, {"tanh", Tanh, 20, 1}, {"tanh", Tanh, -1e300, -1},
+		{"tanh", Tanh, math.SmallestNonzeroFloat64, math.SmallestNonzeroFloat64},
 	}
 	for _, ks := range available {
 		withSet(ks, func() {
@@ -314,13 +353,16 @@ func ulpOf(v float64) float64 {
 }
 
 // BenchmarkVMath times each batched function against the scalar math loop
-// on a batch of 30 (a tiny property case) and 1000 (W2's batch).
+// on a batch of 30 (a tiny property case) and 1000 (W2's batch); Tanh on
+// N(0, 4) pre-activations (both of its branches, mixed).
 func BenchmarkVMath(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{30, 1000} {
 		x := make([]float64, n)
 		pos := make([]float64, n)
+		pre := make([]float64, n) // pre-activations of a tanh layer
 		for i := range x {
+			pre[i] = 2 * r.NormFloat64()
 			x[i] = -20 * r.Float64()
 			pos[i] = math.Exp(x[i]) * 3
 		}
@@ -348,6 +390,12 @@ func BenchmarkVMath(b *testing.B) {
 				}
 			}},
 			{"LogSumExp", func() { dst[0] = LogSumExp(x) }},
+			{"Tanh", func() { Tanh(dst, pre) }},
+			{"math.Tanh", func() {
+				for i, v := range pre {
+					dst[i] = math.Tanh(v)
+				}
+			}},
 		}
 		for _, ks := range available {
 			for _, k := range kernels {

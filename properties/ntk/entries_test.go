@@ -81,9 +81,13 @@ func TestZD_T9_SignAgreement_NegativeControl(t *testing.T) {
 
 // TestSweepStoreShards: a sweep computed as two sweep shards through a store
 // equals the sweep computed in one piece, bit for bit; a shard alone is
-// incomplete.
+// incomplete. The plumbing is the budget's sweeps' (GapSweepCase.sweep,
+// properties.SweepJobs), on a sweep of two widths and two seeds (four jobs,
+// two a shard) instead of the quick budget's fifteen, which trained two
+// whole sweeps for this test.
 func TestSweepStoreShards(t *testing.T) {
 	c := properties.Sample(GenGapSweep(GapClaim), 7, 1)[0]
+	small := sweepSize{widths: []int{32, 64}, seeds: 2}
 	dir := t.TempDir()
 	// A runner with the store at dir as shard i of n.
 	sharded := func(i, n int) *properties.Runner {
@@ -93,14 +97,15 @@ func TestSweepStoreShards(t *testing.T) {
 		r.Store = s
 		return r
 	}
-	_, err := c.run(sharded(0, 2))
+	_, err := c.sweep(sharded(0, 2), small)
 	require.ErrorIs(t, err, properties.ErrSweepIncomplete)
-	fromShards, err := c.run(sharded(1, 2))
+	fromShards, err := c.sweep(sharded(1, 2), small)
 	require.NoError(t, err)
-	fromStore, err := c.run(sharded(0, 0))
+	fromStore, err := c.sweep(sharded(0, 0), small)
 	require.NoError(t, err)
-	fresh, err := c.run(properties.NewRunner(1, properties.Quick))
+	fresh, err := c.sweep(properties.NewRunner(1, properties.Quick), small)
 	require.NoError(t, err)
+	require.Len(t, fresh, 4)
 	assert.Equal(t, fresh, fromShards)
 	assert.Equal(t, fresh, fromStore)
 	_, err = properties.NewSweepStore("", 0, 2)

@@ -101,6 +101,22 @@ func (c GapSweepCase) Run(r *properties.Runner) ([]ntkth.GapRun, error) {
 
 func (c GapSweepCase) run(r *properties.Runner) ([]ntkth.GapRun, error) {
 	_, s := c.Size(r)
+	return c.sweep(r, s)
+}
+
+// sweep trains the jobs of sweep s (run: the budget's; the store's tests: a
+// smaller one, the same path).
+func (c GapSweepCase) sweep(r *properties.Runner, s sweepSize) ([]ntkth.GapRun, error) {
+	job, err := c.jobs(r)
+	if err != nil {
+		return nil, err
+	}
+	return properties.SweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init), job)
+}
+
+// jobs returns the function that trains one (width, seed) of the case,
+// the probe (the narrowest width at the first seed) cached (probed).
+func (c GapSweepCase) jobs(r *properties.Runner) (func(int, uint64) (ntkth.GapRun, error), error) {
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
@@ -112,8 +128,8 @@ func (c GapSweepCase) run(r *properties.Runner) ([]ntkth.GapRun, error) {
 		// those where dropping it happens to matter.
 		d.train.Y[0] += 2
 	}
-	return properties.SweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
-		func(w int, seed uint64) (ntkth.GapRun, error) { return c.job(r, d, f, w, seed) })
+	_, s := c.Size(r)
+	return probed(r, c, "gapProbe", s.widths[0], c.Init, func(w int, seed uint64) (ntkth.GapRun, error) { return c.job(r, d, f, w, seed) }), nil
 }
 
 // job trains the four runs of one (width, seed): the network and its
@@ -206,6 +222,13 @@ func (c GapSweepCase) schedule() (s *train.Schedule, qmin, qmax float64) {
 }
 
 func (c GapSweepCase) check(r *properties.Runner) theorems.Verdict {
+	job, err := c.jobs(r)
+	_, s := c.Size(r)
+	if v, ok := probeFirst(job, err, s.widths[0], c.Init, func(run ntkth.GapRun) (theorems.Verdict, bool) {
+		return ntkth.ProbeApproximation([]ntkth.GapRun{run})
+	}); ok {
+		return v
+	}
 	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)

@@ -104,13 +104,23 @@ func (c RegSweepCase) Run(r *properties.Runner) ([]ntkth.RegRun, error) {
 
 func (c RegSweepCase) run(r *properties.Runner) ([]ntkth.RegRun, error) {
 	_, s := c.size(r)
+	job, err := c.jobs(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := properties.SweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init), job)
+	return concat(out), err
+}
+
+// jobs returns the function that trains one (width, seed) of the case,
+// the probe (the narrowest width at the first seed) cached (probed).
+func (c RegSweepCase) jobs(r *properties.Runner) (func(int, uint64) ([]ntkth.RegRun, error), error) {
 	f, d, err := sweepInputs(c.Fault, c.Data, ntkTest, false)
 	if err != nil {
 		return nil, err
 	}
-	out, err := properties.SweepJobs(r, c, len(s.widths)*s.seeds, widestFirst(s, c.Init),
-		func(w int, seed uint64) ([]ntkth.RegRun, error) { return c.job(r, d, f, w, seed) })
-	return concat(out), err
+	_, s := c.size(r)
+	return probed(r, c, "regProbe", s.widths[0], c.Init, func(w int, seed uint64) ([]ntkth.RegRun, error) { return c.job(r, d, f, w, seed) }), nil
 }
 
 // job trains one (width, seed): ERM to interpolation, then for each μ of
@@ -184,6 +194,13 @@ func (c RegSweepCase) RiskBudget() float64 {
 }
 
 func (c RegSweepCase) check(r *properties.Runner) theorems.Verdict {
+	job, err := c.jobs(r)
+	_, s := c.size(r)
+	if v, ok := probeFirst(job, err, s.widths[0], c.Init, func(runs []ntkth.RegRun) (theorems.Verdict, bool) {
+		return ntkth.ProbeRegularized(runs, c.RiskBudget())
+	}); ok {
+		return v
+	}
 	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)

@@ -115,7 +115,7 @@ func (c SignSweepCase) Run(r *properties.Runner) ([]ntkth.SignRun, error) {
 
 func (c SignSweepCase) run(r *properties.Runner) ([]ntkth.SignRun, error) {
 	_, s := c.size(r)
-	f, d, err := sweepInputs(c.Fault, c.Data, signTest, true)
+	job, err := c.jobs(r)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +124,19 @@ func (c SignSweepCase) run(r *properties.Runner) ([]ntkth.SignRun, error) {
 	// over the run.
 	out, err := properties.SweepJobs(r, c, len(s.widths)*s.seeds, func(j int) (int, uint64) {
 		return s.widths[len(s.widths)-1-j%len(s.widths)], c.Init + uint64(j/len(s.widths))
-	}, func(w int, seed uint64) ([]ntkth.SignRun, error) { return c.job(r, d, f, w, seed) })
+	}, job)
 	return concat(out), err
+}
+
+// jobs returns the function that trains one (width, seed) of the case,
+// the probe (the narrowest width at the first seed) cached (probed).
+func (c SignSweepCase) jobs(r *properties.Runner) (func(int, uint64) ([]ntkth.SignRun, error), error) {
+	f, d, err := sweepInputs(c.Fault, c.Data, signTest, true)
+	if err != nil {
+		return nil, err
+	}
+	_, s := c.size(r)
+	return probed(r, c, "signProbe", s.widths[0], c.Init, func(w int, seed uint64) ([]ntkth.SignRun, error) { return c.job(r, d, f, w, seed) }), nil
 }
 
 // job trains one (width, seed): for each μ of the grid, the regularized
@@ -223,6 +234,11 @@ func testNorms(net *models.NTK, theta0 []float64, d ntkData) []float64 {
 }
 
 func (c SignSweepCase) check(r *properties.Runner) theorems.Verdict {
+	job, err := c.jobs(r)
+	_, s := c.size(r)
+	if v, ok := probeFirst(job, err, s.widths[0], c.Init, ntkth.ProbeSign); ok {
+		return v
+	}
 	runs, err := c.Run(r)
 	if err != nil {
 		return sweepFailed(err)

@@ -190,6 +190,38 @@ func widestFirst(s sweepSize, init uint64) func(j int) (int, uint64) {
 	}
 }
 
+// probed returns job with its result for (w0, seed0), the sweep's probe
+// (ntkth.ProbeApproximation and its siblings: the narrowest width at the
+// first seed, the cheapest job), cached in r under the case's description
+// and budget: the case's check trains the probe first and stops there when
+// it is violated, and the sweep, if it goes on, reuses it.
+func probed[T any](r *properties.Runner, c interface {
+	Describe(*properties.Runner) string
+}, name string, w0 int, seed0 uint64, job func(int, uint64) (T, error)) func(int, uint64) (T, error) {
+	key := c.Describe(r) + "/" + r.Budget.String()
+	return func(w int, seed uint64) (T, error) {
+		if w != w0 || seed != seed0 {
+			return job(w, seed)
+		}
+		return properties.Cache[T](r, name).GetKept(key, func() (T, error) { return job(w, seed) })
+	}
+}
+
+// probeFirst trains the probe of a case (job from its jobs method, with
+// jobs' error err) and returns decide's verdict on it when it decides the
+// sweep (ntkth.ProbeApproximation and its siblings: violated by one job);
+// a job that fails leaves the error to the sweep.
+func probeFirst[T any](job func(int, uint64) (T, error), err error, w0 int, seed0 uint64, decide func(T) (theorems.Verdict, bool)) (theorems.Verdict, bool) {
+	if err != nil {
+		return theorems.Verdict{}, false
+	}
+	v, err := job(w0, seed0)
+	if err != nil {
+		return theorems.Verdict{}, false
+	}
+	return decide(v)
+}
+
 // concat joins the runs of a sweep's jobs, in job order.
 func concat[T any](jobs [][]T) []T {
 	var all []T

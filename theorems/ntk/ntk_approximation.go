@@ -97,12 +97,16 @@ func gapSlopes(runs []GapRun) (lin, grw LogLogFit, err error) {
 // end at the common interpolator f* (Cor. 15, the step from Lemma 5 to
 // Thm 4): farther from it than LimitBound allows at their final risk is
 // violated.
-func NTKApproximation(runs []GapRun) theorems.Verdict {
+func NTKApproximation(runs []GapRun) theorems.Verdict { return ntkApproximation(runs, false) }
+
+// ntkApproximation is NTKApproximation; a probe (one job, ProbeApproximation)
+// skips the width requirement and stops before the fits.
+func ntkApproximation(runs []GapRun, probe bool) theorems.Verdict {
 	var widths []int
 	for _, r := range runs {
 		widths = append(widths, r.Width)
 	}
-	if ws := distinctWidths(widths); len(ws) < MinWidths {
+	if ws := distinctWidths(widths); len(ws) < MinWidths && !probe {
 		return theorems.Invalid(fmt.Errorf("theorems: ZD-T4/L5 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
@@ -133,6 +137,9 @@ func NTKApproximation(runs []GapRun) theorems.Verdict {
 			v.Detail += "; " + measured
 			return v
 		}
+	}
+	if probe {
+		return probeUndecided
 	}
 	if err != nil {
 		// Gaps of exactly 0 (or a degenerate sweep): nothing to fit.

@@ -78,6 +78,12 @@ const DriftShare = 0.1
 //
 // The Detail tabulates |f_reg − f_ERM| against d̃^{−1/4} + √R̂ by μ.
 func RegularizedWidthGap(runs []RegRun, eps float64) theorems.Verdict {
+	return regularizedWidthGap(runs, eps, false)
+}
+
+// regularizedWidthGap is RegularizedWidthGap; a probe (one job,
+// ProbeRegularized) skips the width requirement and stops before the fits.
+func regularizedWidthGap(runs []RegRun, eps float64, probe bool) theorems.Verdict {
 	if !(eps > 0) {
 		return theorems.Invalid(errors.New("theorems: ZD-T6 needs a risk budget ε > 0"))
 	}
@@ -93,7 +99,7 @@ func RegularizedWidthGap(runs []RegRun, eps float64) theorems.Verdict {
 			}
 		}
 	}
-	if ws := distinctWidths(widths); len(ws) < MinWidths {
+	if ws := distinctWidths(widths); len(ws) < MinWidths && !probe {
 		return theorems.Invalid(fmt.Errorf("theorems: ZD-T6 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
@@ -111,6 +117,11 @@ func RegularizedWidthGap(runs []RegRun, eps float64) theorems.Verdict {
 	}
 	for _, r := range runs {
 		if r.Risk >= eps {
+			if probe {
+				// (14) is read after every job's path test: one job's
+				// risk does not decide the sweep.
+				return probeUndecided
+			}
 			v := theorems.Assumption("(14) training risk below ε fails: μ = %.3g (width %d seed %d) leaves R̂ = %.3g ≥ ε = %.3g, and |f_reg − f_ERM| reaches %.3g",
 				r.Mu, r.Width, r.Seed, r.Risk, eps, r.RegGap)
 			v.Statistic, v.Bound = r.RegGap, LimitBound(r.TestDiag, eps, r.GramMin, r.N)
@@ -122,6 +133,9 @@ func RegularizedWidthGap(runs []RegRun, eps float64) theorems.Verdict {
 			return theorems.Verdict{Status: theorems.Violated, Statistic: r.LinRegGap, Bound: b,
 				Detail: fmt.Sprintf("ZD Lemma 18: width %d seed %d μ = %.3g: the regularized linearized run ends %.3g from f*, more than ‖∇f^{(0)}(x)‖√(2nR̂/λ_min) = %.3g at its risk %.3g", r.Width, r.Seed, r.Mu, r.LinRegGap, b, r.LinRisk)}
 		}
+	}
+	if probe {
+		return probeUndecided
 	}
 	// Fits: Lemma 16 per μ of the grid, Lemma 5 once per (width, seed).
 	byC := map[float64][]RegRun{}

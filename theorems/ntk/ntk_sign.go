@@ -111,7 +111,11 @@ const MaxSignRisk = 0.25
 // the certified set of Thm 9 (DeltaBound in place of the measured δ) is
 // empty until Rγ ≫ 2M − log q*, i.e. training risks like e^{−Rγ}: the
 // Detail reports the bound next to δ.
-func SignAgreement(runs []SignRun) theorems.Verdict {
+func SignAgreement(runs []SignRun) theorems.Verdict { return signAgreement(runs, false) }
+
+// signAgreement is SignAgreement; a probe (one job, ProbeSign) skips the
+// width requirement and stops before the fits.
+func signAgreement(runs []SignRun, probe bool) theorems.Verdict {
 	var widths []int
 	for _, r := range runs {
 		widths = append(widths, r.Width)
@@ -126,7 +130,7 @@ func SignAgreement(runs []SignRun) theorems.Verdict {
 		}
 	}
 	ws := distinctWidths(widths)
-	if len(ws) < MinWidths {
+	if len(ws) < MinWidths && !probe {
 		return theorems.Invalid(fmt.Errorf("theorems: ZD-T9 needs ≥ %d widths, got %v", MinWidths, ws))
 	}
 	for _, r := range runs {
@@ -161,6 +165,9 @@ func SignAgreement(runs []SignRun) theorems.Verdict {
 					Detail: fmt.Sprintf("width %d seed %d μ = %.3g: test point %d is certified (|f_MM| = %.3g > δ_bound‖∇f⁰‖ + |f⁰|/R) but f_lin = %.3g has the other sign", r.Width, r.Seed, r.Mu, i, math.Abs(r.FMM[i]), r.FLin[i])}
 			}
 		}
+	}
+	if probe {
+		return probeUndecided
 	}
 	byMu := map[float64][]SignRun{}
 	var mus []float64
