@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/implicitbias/implicitbias/numerics"
+	"github.com/implicitbias/implicitbias/theorems"
 )
 
 // Section F of the catalog: wide networks in the NTK regime (ZD §4.2, §4.3,
@@ -85,3 +86,7 @@ func distinctWidths(widths []int) []int {
 	sort.Ints(out)
 	return out
 }
+
+// probeUndecided is a probe's verdict when its per-run tests find nothing:
+// the sweep must go on (the fits need every width).
+var probeUndecided = theorems.Undecided("one job's per-run tests pass: the fits across the widths decide")

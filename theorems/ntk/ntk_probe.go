@@ -31,10 +31,6 @@ import "github.com/implicitbias/implicitbias/theorems"
 // measurement in another job would make the sweep invalid (neither happens
 // on the sweeps of the catalog).
 
-// probeUndecided is a probe's verdict when its per-run tests find nothing:
-// the sweep must go on (the fits need every width).
-var probeUndecided = theorems.Undecided("one job's per-run tests pass: the fits across the widths decide")
-
 // ProbeApproximation returns NTKApproximation's per-run verdict on the
 // runs of one job and whether it decides the sweep (violated or
 // assumption-failed).
