@@ -85,7 +85,8 @@ type Config struct {
 	// KeepTheta stores a copy of θ in every record.
 	KeepTheta bool
 	// Observe, when set, is called at every recorded step with θ and its
-	// evaluation (valid only during the call); an error ends the run.
+	// evaluation (valid only during the call, θ not to be changed); an
+	// error ends the run.
 	Observe func(r *Record, theta []float64, ev *Eval) error
 	// Weighting, when set, is a GRW scheme that reweights the objective at
 	// every step from the losses at θ_t (see Weighting); the objective's
@@ -130,6 +131,12 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	q, err := startRun(obj, opt, len(theta), &cfg, tr)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := opt.(*GD); ok {
+		// GD's step reads no evaluation: the objective's cache keys on θ
+		// itself, not a copy per step (Objective.runθ).
+		obj.runθ = theta
+		defer obj.endLending()
 	}
 	logT, logEta, localErr := math.Inf(-1), math.Inf(-1), 0.0
 	var qSum WeightSum
@@ -184,6 +191,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			tr.Steps = t
 			break
 		}
+		obj.stepping()
 		le, err := opt.Step(obj, theta, ev)
 		if errors.Is(err, ErrStalled) {
 			// θ is unchanged; the optimizer's trial evaluations overwrote
