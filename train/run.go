@@ -96,9 +96,14 @@ type Config struct {
 	KeepWeights bool
 }
 
-// maxRecordsCap bounds the records Run makes room for at the start (a run
-// that stops early, at StopLogLoss, would leave the rest unused).
-const maxRecordsCap = 1 << 12
+// maxRecordsCap bounds the records Run makes room for at the start, and
+// stopRecordsCap for a run that may stop at StopLogLoss (the flows stop
+// after a few hundred of their 10⁵ allowed steps: room for thousands of
+// records would be cleared for nothing).
+const (
+	maxRecordsCap  = 1 << 12
+	stopRecordsCap = 1 << 8
+)
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
 // It stops with an error naming the step if a non-finite value appears. An
@@ -127,7 +132,11 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: opt.Rule(), Degree: L}
 	// Room for every record of a run that goes the distance (up to
 	// maxRecordsCap), so that the records are not copied as they grow.
-	tr.Records = make([]Record, 0, min(cfg.Steps/every+2, maxRecordsCap))
+	capRecords := maxRecordsCap
+	if cfg.StopLogLoss != 0 {
+		capRecords = stopRecordsCap
+	}
+	tr.Records = make([]Record, 0, min(cfg.Steps/every+2, capRecords))
 	q, err := startRun(obj, opt, len(theta), &cfg, tr)
 	if err != nil {
 		return nil, err
