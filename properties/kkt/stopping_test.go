@@ -37,7 +37,11 @@ func TestStoppedFaultRunIsPrefix(t *testing.T) {
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			r := properties.NewRunner(1, properties.Quick)
+			// Plumbing (the stopped run is the full run's prefix): a run of
+			// 2·10⁴ steps, not the claims' 5·10⁴–2·10⁵, still outlasts the
+			// milestone where these cases stop (1 478).
 			p := tc.src.plan(tc.c, r)
+			p.Steps = min(p.Steps, 20000)
 			b, got, err := stopped(r, tc.c, p, tc.id, tc.check)
 			require.NoError(t, err)
 			_, full, err := Trained(r, tc.c, p)
