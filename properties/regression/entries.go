@@ -293,7 +293,7 @@ func Fig1(p DigitPair, opt, steps int) ([]Fig1Row, regressionth.RegressionCase, 
 	if err != nil {
 		return nil, regressionth.RegressionCase{}, nil, err
 	}
-	return fig1On(six, p, opt, steps)
+	return fig1On(six, p, opt, steps, false)
 }
 
 // digitsSix is fixtures.DigitsSix(p.A, p.B) read once per runner and pair
@@ -306,8 +306,11 @@ func digitsSix(r *properties.Runner, p DigitPair) (*dataset.Dataset, error) {
 	})
 }
 
-// fig1On is Fig1 on the six images six of p (read only).
-func fig1On(six *dataset.Dataset, p DigitPair, opt, steps int) ([]Fig1Row, regressionth.RegressionCase, []regressionth.SchemeEnd, error) {
+// fig1On is Fig1 on the six images six of p (read only). With untilFailed
+// it returns after the first GD row whose run does not hold (Fig1Row.Run):
+// fig1Property's verdict is then that row's, whatever the schemes after it
+// do, so they are not trained.
+func fig1On(six *dataset.Dataset, p DigitPair, opt, steps int, untilFailed bool) ([]Fig1Row, regressionth.RegressionCase, []regressionth.SchemeEnd, error) {
 	theta0 := make([]float64, six.D)
 	rc := regressionth.RegressionCase{X: six.X, Y: six.Y, N: six.N, D: six.D, Theta0: theta0}
 	star, err := rc.Interpolator()
@@ -345,6 +348,9 @@ func fig1On(six *dataset.Dataset, p DigitPair, opt, steps int) ([]Fig1Row, regre
 		}
 		rows = append(rows, row)
 		ends = append(ends, regressionth.SchemeEnd{Scheme: w.Scheme().String(), Theta: run.Theta})
+		if untilFailed && row.Run != nil && row.Run.Status != theorems.Holds {
+			break
+		}
 	}
 	return rows, rc, ends, nil
 }
@@ -356,7 +362,7 @@ func fig1Property(name string, opt int, pairs properties.Gen[DigitPair]) propert
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
-		rows, rc, ends, err := fig1On(six, p, opt, 0)
+		rows, rc, ends, err := fig1On(six, p, opt, 0, true)
 		if err != nil {
 			return properties.BuildFailed(err)
 		}
