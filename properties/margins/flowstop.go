@@ -28,25 +28,35 @@ var errFlowDecided = errors.New("margins: the control's verdict is decided")
 // stoppedFlowRun is faultyFlowRun with planted, stopped by the rule above:
 // judge is the check on the faulted records so far, clean returns the
 // records of the clean flow (asked once, at the first violated milestone)
-// and judgeClean the check on a prefix of them. It returns the records and
-// whether the run was stopped before its end.
+// and judgeClean the check on a prefix of them. It returns the records and,
+// when the run was stopped before its end, the verdict judge gave them
+// (nil otherwise). A milestone before any record is separated (𝓛 < ℓ(b_f))
+// is not judged: the check needs a step after separation, so its verdict
+// there is inconclusive, and it would re-evaluate every record to say so.
 func stoppedFlowRun(obj *train.Objective, theta []float64, target float64, steps int, tol float64, planted func(*train.Flow),
-	judge func([]train.Record) theorems.Verdict, clean func() ([]train.Record, error), judgeClean func([]train.Record) theorems.Verdict) ([]train.Record, bool, error) {
+	judge func([]train.Record) theorems.Verdict, clean func() ([]train.Record, error), judgeClean func([]train.Record) theorems.Verdict) ([]train.Record, *theorems.Verdict, error) {
 	fl, err := train.NewFlow(tol)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	planted(fl)
 	var recs, cleanRecs []train.Record
 	var cleanErr error
+	var decided theorems.Verdict
+	separated := false
 	judgeAt := cases.FirstJudge
 	observe := func(r *train.Record, _ []float64, _ *train.Eval) error {
 		recs = append(recs, *r)
+		separated = separated || r.Separated
 		if r.Step < judgeAt {
 			return nil
 		}
 		judgeAt = flowJudgeGrowth * r.Step
-		if judge(recs).Status != theorems.Violated {
+		if !separated {
+			return nil
+		}
+		v := judge(recs)
+		if v.Status != theorems.Violated {
 			return nil
 		}
 		if cleanRecs == nil && cleanErr == nil {
@@ -58,16 +68,17 @@ func stoppedFlowRun(obj *train.Objective, theta []float64, target float64, steps
 		if judgeClean(reachedLoss(cleanRecs, r.LogLoss)).Status != theorems.Holds {
 			return nil
 		}
+		decided = v
 		return errFlowDecided
 	}
 	tr, err := train.Run(obj, fl, theta, train.Config{Steps: steps, StopLogLoss: target, KeepTheta: true, Observe: observe})
 	if errors.Is(err, errFlowDecided) {
-		return recs, true, nil
+		return recs, &decided, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	return tr.Records, false, nil
+	return tr.Records, nil, nil
 }
 
 // reachedLoss returns recs up to the first record with log 𝓛 ≤ logLoss
@@ -84,5 +95,5 @@ func reachedLoss(recs []train.Record, logLoss float64) []train.Record {
 // flowJudgeGrowth spaces a flow's milestones: 2, not cases.JudgeGrowth's
 // 4, since a faulted flow is decided soon after it separates, which
 // tableau-b1-misplaced's flows do between steps 1 000 and 4 000 (a
-// judgement before separation is inconclusive at once).
+// milestone before separation is not judged).
 const flowJudgeGrowth = 2

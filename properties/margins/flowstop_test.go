@@ -31,16 +31,17 @@ func TestStoppedFlowIsPrefix(t *testing.T) {
 	require.NoError(t, err)
 	obj, theta, err := c.Build()
 	require.NoError(t, err)
-	got, stopped, err := stoppedFlowRun(obj, append([]float64(nil), theta...), n.flowTarget, n.flowSteps, monotoneFlowTol, planted, judge(obj),
+	got, decided, err := stoppedFlowRun(obj, append([]float64(nil), theta...), n.flowTarget, n.flowSteps, monotoneFlowTol, planted, judge(obj),
 		func() ([]train.Record, error) { return clean.Records, nil }, judge(cobj))
 	require.NoError(t, err)
-	require.True(t, stopped, "the fault is decided early")
+	require.NotNil(t, decided, "the fault is decided early")
 	full, err := faultyFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted)
 	require.NoError(t, err)
 	require.Less(t, len(got), len(full.Records))
 	assert.Equal(t, full.Records[:len(got)], got)
 	last := got[len(got)-1]
-	assert.Equal(t, theorems.Violated, judge(obj)(got).Status)
+	assert.Equal(t, *decided, judge(obj)(got))
+	assert.Equal(t, theorems.Violated, decided.Status)
 	assert.Equal(t, theorems.Holds, judge(cobj)(reachedLoss(clean.Records, last.LogLoss)).Status)
 	t.Logf("%v: stopped at step %d of %d", c, last.Step, full.Steps)
 }

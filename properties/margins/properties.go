@@ -201,12 +201,15 @@ func faultyFlowProperty(name string, g properties.Gen[FlowCase], multi bool, che
 				}
 				return tr.Records, nil
 			}
-			recs, stopped, err := stoppedFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted, judge(obj), clean,
+			recs, decided, err := stoppedFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted, judge(obj), clean,
 				func(recs []train.Record) theorems.Verdict { return judge(cobj)(recs) })
 			if err != nil {
 				return theorems.Undecided("the flow failed: %v", err)
 			}
-			if last := recs[len(recs)-1]; !stopped && last.LogLoss > n.flowTarget {
+			if decided != nil {
+				return *decided // the check on recs, as judged where the run stopped
+			}
+			if last := recs[len(recs)-1]; last.LogLoss > n.flowTarget {
 				return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, last.LogLoss)
 			}
 			return judge(obj)(recs)
