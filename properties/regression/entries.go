@@ -218,6 +218,20 @@ func (c RegularizedCase) check() theorems.Verdict {
 			run.Prev = nil
 		}
 		runs = append(runs, regressionth.RegularizedRun{Mu: mu, Theta: run.Theta, Prev: run.Prev, Steps: run.Steps})
+		if c.Fault != "" && len(runs) < len(mus) {
+			// A fault control stops at the first μ whose runs so far do not
+			// hold: RegularizedGap returns at the first run that fails a
+			// test in μ's order, so such a verdict is the whole grid's, or
+			// else the gap of these runs is already too large, and it only
+			// grows with more runs: caught wherever the whole grid catches
+			// it (and where a later μ would have left it undecided). The clean
+			// twin holds on these μ's: it holds on the whole grid (the
+			// control's validity), and each test is per run, the worst gap
+			// of fewer runs no larger.
+			if v := regressionth.RegularizedGap(rc, q, regularizedRisk*rc.Risk(theta0), runs); v.Status != theorems.Holds {
+				return v
+			}
+		}
 	}
 	return regressionth.RegularizedGap(rc, q, regularizedRisk*rc.Risk(theta0), runs)
 }
