@@ -281,16 +281,7 @@ var ErrDiverged = errors.New("bench: gradient descent diverged")
 // Steps takes n GD steps: each evaluates 𝓛 and ∇𝓛 at θ_t and sets
 // θ_{t+1} = θ_t − η∇𝓛. It does not allocate.
 func (r *Runner) Steps(n int) error {
-	for t := 0; t < n; t++ {
-		ev, err := r.obj.Evaluate(r.Theta, true)
-		if err != nil {
-			return err
-		}
-		if _, err := r.gd.Step(r.obj, r.Theta, ev); err != nil {
-			return err
-		}
-	}
-	return nil
+	return train.Descend(r.obj, r.gd, r.Theta, n)
 }
 
 // Loss returns 𝓛(θ_t) = Σ_i exp(−y_i f(x_i)) (W5: the mean cross-entropy

@@ -118,7 +118,7 @@ func (o *Objective) modelPattern(k models.Kinked, dst []byte) []byte {
 	d := o.Data
 	for lo := 0; lo < d.N; lo += o.blk.size {
 		hi := min(lo+o.blk.size, d.N)
-		o.Model.Forward(o.ws, o.cachedθ, d.X[lo*d.D:hi*d.D], hi-lo)
+		o.Model.Forward(o.ws, o.lastθ(), d.X[lo*d.D:hi*d.D], hi-lo)
 		o.blk.in = lo
 		dst = k.Pattern(o.ws, dst)
 	}

@@ -172,6 +172,43 @@ func TestEvaluateCache(t *testing.T) {
 	assert.NotEqual(t, la, c.LogLoss, "a changed θ must not hit the cache")
 }
 
+// TestRunLentCache: under GD, Run keys the objective's cache on its own θ
+// (no copy per step). The cache must never serve a θ that changed: after
+// the run (θ changed by the caller) and, while Run's θ is lent, for another
+// slice evaluated and then changed; at the final θ it still hits.
+func TestRunLentCache(t *testing.T) {
+	obj, theta := benchObjective(t, "mlp:relu:8", 20, 3)
+	fresh := func(th []float64) float64 {
+		o, err := NewObjective(obj.Model, obj.Loss, obj.Data)
+		require.NoError(t, err)
+		ev, err := o.Evaluate(th, true)
+		require.NoError(t, err)
+		return ev.LogLoss
+	}
+	gd, err := NewGD(0.01)
+	require.NoError(t, err)
+	tr, err := Run(obj, gd, theta, Config{Steps: 20, Every: 5})
+	require.NoError(t, err)
+	ev, err := obj.Evaluate(theta, true)
+	require.NoError(t, err)
+	assert.Equal(t, tr.Final().LogLoss, ev.LogLoss)
+	theta[0] += 0.25
+	ev, err = obj.Evaluate(theta, true)
+	require.NoError(t, err)
+	assert.Equal(t, fresh(theta), ev.LogLoss, "a θ changed after the run must not hit the cache")
+
+	obj.runθ = theta // as Run lends it
+	defer obj.endLending()
+	other := append([]float64(nil), theta...)
+	other[1] += 0.5
+	_, err = obj.Evaluate(other, false)
+	require.NoError(t, err)
+	other[1] -= 1 // not Run's θ: copied, so a change is seen
+	ev, err = obj.Evaluate(other, false)
+	require.NoError(t, err)
+	assert.Equal(t, fresh(other), ev.LogLoss, "another slice changed after its evaluation must not hit the cache")
+}
+
 // TestEvaluateNoAllocs: the engine's inner loop does not allocate.
 func TestEvaluateNoAllocs(t *testing.T) {
 	obj, theta := benchObjective(t, "mlp:relu:2x64", 200, 20)

@@ -30,10 +30,10 @@ func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
 	o.unsummed = false
 	ev := &o.ev
 	o.sumLosses(ev)
-	r := o.regularize(ev, o.cachedθ)
+	r := o.regularize(ev, o.lastθ())
 	o.cacheGrd = false
 	if grad {
-		if err := o.gradient(o.cachedθ, ev, r); err != nil {
+		if err := o.gradient(o.lastθ(), ev, r); err != nil {
 			o.cacheOK = false
 			return nil, err
 		}

@@ -85,7 +85,8 @@ type Config struct {
 	// KeepTheta stores a copy of θ in every record.
 	KeepTheta bool
 	// Observe, when set, is called at every recorded step with θ and its
-	// evaluation (valid only during the call); an error ends the run.
+	// evaluation (valid only during the call, θ not to be changed); an
+	// error ends the run.
 	Observe func(r *Record, theta []float64, ev *Eval) error
 	// Weighting, when set, is a GRW scheme that reweights the objective at
 	// every step from the losses at θ_t (see Weighting); the objective's
@@ -95,9 +96,14 @@ type Config struct {
 	KeepWeights bool
 }
 
-// maxRecordsCap bounds the records Run makes room for at the start (a run
-// that stops early, at StopLogLoss, would leave the rest unused).
-const maxRecordsCap = 1 << 12
+// maxRecordsCap bounds the records Run makes room for at the start, and
+// stopRecordsCap for a run that may stop at StopLogLoss (the flows stop
+// after a few hundred of their 10⁵ allowed steps: room for thousands of
+// records would be cleared for nothing).
+const (
+	maxRecordsCap  = 1 << 12
+	stopRecordsCap = 1 << 8
+)
 
 // Run trains θ (in place) with opt for cfg.Steps steps and records metrics.
 // It stops with an error naming the step if a non-finite value appears. An
@@ -126,10 +132,20 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 	tr := &Trajectory{Model: obj.Model.String(), Loss: obj.Loss, Step: opt.Rule(), Degree: L}
 	// Room for every record of a run that goes the distance (up to
 	// maxRecordsCap), so that the records are not copied as they grow.
-	tr.Records = make([]Record, 0, min(cfg.Steps/every+2, maxRecordsCap))
+	capRecords := maxRecordsCap
+	if cfg.StopLogLoss != 0 {
+		capRecords = stopRecordsCap
+	}
+	tr.Records = make([]Record, 0, min(cfg.Steps/every+2, capRecords))
 	q, err := startRun(obj, opt, len(theta), &cfg, tr)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := opt.(*GD); ok {
+		// GD's step reads no evaluation: the objective's cache keys on θ
+		// itself, not a copy per step (Objective.runθ).
+		obj.runθ = theta
+		defer obj.endLending()
 	}
 	logT, logEta, localErr := math.Inf(-1), math.Inf(-1), 0.0
 	var qSum WeightSum
@@ -184,6 +200,7 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 			tr.Steps = t
 			break
 		}
+		obj.stepping()
 		le, err := opt.Step(obj, theta, ev)
 		if errors.Is(err, ErrStalled) {
 			// θ is unchanged; the optimizer's trial evaluations overwrote

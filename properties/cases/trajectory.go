@@ -17,7 +17,12 @@ func RecordRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps
 // burst consecutive steps every every steps (θ kept): the dense recording
 // of LL-C10.
 func DenseRun(obj *train.Objective, opt train.Optimizer, theta []float64, steps, every, burst int) (*train.Trajectory, error) {
-	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Every: every})
+	return DenseRunUntil(obj, opt, theta, steps, every, burst, nil)
+}
+
+// DenseRunUntil is DenseRun ended where stop says (nil: never).
+func DenseRunUntil(obj *train.Objective, opt train.Optimizer, theta []float64, steps, every, burst int, stop func(*train.Trajectory) bool) (*train.Trajectory, error) {
+	return train.RunWindows(obj, opt, theta, train.WindowPlan{Steps: steps, Burst: burst, Every: every, Stop: stop})
 }
 
 // LogRun trains θ (in place) for steps steps and records θ at steps
@@ -68,6 +73,21 @@ type Judge func(*train.Trajectory) theorems.Verdict
 // not nil, cleanCheck (the check on the case without the fault: a fault
 // may change the model or the loss) holds on clean cut at the same step.
 func StopWhenViolated(check Judge, clean *train.Trajectory, cleanCheck Judge) func(*train.Trajectory) bool {
+	var cleanTo func(int) (*train.Trajectory, error)
+	if clean != nil {
+		cleanTo = func(int) (*train.Trajectory, error) { return clean, nil }
+	}
+	return StopWhenViolatedTwin(check, cleanTo, cleanCheck)
+}
+
+// StopWhenViolatedTwin is StopWhenViolated for a clean run that is not
+// kept (LL-C10's dense runs): cleanTo(step), asked only at a milestone
+// where check is violated, returns the claim's run of the case without the
+// fault trained at least that far (a run stopped there is the full run's
+// prefix, bit for bit: train.WindowPlan.Stop). A clean run that fails or
+// ends before step does not let the control stop there. cleanTo nil: no
+// clean twin.
+func StopWhenViolatedTwin(check Judge, cleanTo func(step int) (*train.Trajectory, error), cleanCheck Judge) func(*train.Trajectory) bool {
 	judgeAt := FirstJudge
 	return func(tr *train.Trajectory) bool {
 		step := tr.Steps
@@ -78,10 +98,11 @@ func StopWhenViolated(check Judge, clean *train.Trajectory, cleanCheck Judge) fu
 		if check(tr).Status != theorems.Violated {
 			return false
 		}
-		if clean == nil {
+		if cleanTo == nil {
 			return true
 		}
-		if clean.Final().Step < step {
+		clean, err := cleanTo(step)
+		if err != nil || clean.Final().Step < step {
 			return false
 		}
 		return cleanCheck(train.SoFar(clean, step)).Status == theorems.Holds

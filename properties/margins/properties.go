@@ -181,6 +181,39 @@ func faultyFlowProperty(name string, g properties.Gen[FlowCase], multi bool, che
 		if c.Fault != "" && planted == nil {
 			planted = func(fl *train.Flow) { c.optimizer(fl) }
 		}
+		judge := func(obj *train.Objective) func([]train.Record) theorems.Verdict {
+			return func(recs []train.Record) theorems.Verdict {
+				return check(marginsth.TrajectoryCase{Obj: obj, Records: recs, MultiHomogeneous: multi, Tol: monotoneFlowTol})
+			}
+		}
+		if c.Fault != "" && fault == nil {
+			// A fault control: stopped once decided (flowstop.go).
+			var cobj *train.Objective
+			clean := func() ([]train.Record, error) {
+				var ctheta []float64
+				var err error
+				if cobj, ctheta, err = c.WithFault("").(FlowCase).Build(); err != nil {
+					return nil, err
+				}
+				tr, err := faultyFlowRun(cobj, ctheta, n.flowTarget, n.flowSteps, monotoneFlowTol, nil)
+				if err != nil {
+					return nil, err
+				}
+				return tr.Records, nil
+			}
+			recs, decided, err := stoppedFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted, judge(obj), clean,
+				func(recs []train.Record) theorems.Verdict { return judge(cobj)(recs) })
+			if err != nil {
+				return theorems.Undecided("the flow failed: %v", err)
+			}
+			if decided != nil {
+				return *decided // the check on recs, as judged where the run stopped
+			}
+			if last := recs[len(recs)-1]; last.LogLoss > n.flowTarget {
+				return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, last.LogLoss)
+			}
+			return judge(obj)(recs)
+		}
 		tr, err := faultyFlowRun(obj, theta, n.flowTarget, n.flowSteps, monotoneFlowTol, planted)
 		if err != nil {
 			return theorems.Undecided("the flow failed: %v", err)
@@ -188,7 +221,7 @@ func faultyFlowProperty(name string, g properties.Gen[FlowCase], multi bool, che
 		if tr.Final().LogLoss > n.flowTarget {
 			return theorems.Undecided("the flow did not reach log 𝓛 = %g in %d steps (log 𝓛 = %.4g)", n.flowTarget, n.flowSteps, tr.Final().LogLoss)
 		}
-		return check(marginsth.TrajectoryCase{Obj: obj, Records: tr.Records, MultiHomogeneous: multi, Tol: monotoneFlowTol})
+		return judge(obj)(tr.Records)
 	}}
 }
 
