@@ -51,6 +51,10 @@ type Objective struct {
 	// drops the key before it (stepping) and copies it at its end
 	// (endLending). Saves a copy of θ per step (3.8% of LL's CNN step W5).
 	runθ, lentθ []float64
+	// evaluations counts the evaluations computed (not read from the
+	// cache) and the Reweights: Run compares it around an Observe callback
+	// to see whether the callback overwrote the run's evaluation (ev).
+	evaluations uint64
 	// unsummed marks a cached evaluation whose weighted sums were left for
 	// the Reweight that follows (evaluate with sum false): a GRW step sums
 	// under the new weights only, so Evaluate must not return it as is.
@@ -287,6 +291,7 @@ func (o *Objective) evaluate(theta []float64, grad, sum bool) (*Eval, error) {
 		return &o.ev, nil
 	}
 	o.cacheOK, o.unsummed, o.lentθ = false, false, nil
+	o.evaluations++
 	ev := &o.ev
 	d, k := o.Data, o.Model.Out()
 	ev.Scores = o.forward(theta)

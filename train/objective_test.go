@@ -207,6 +207,23 @@ func TestRunLentCache(t *testing.T) {
 	ev, err = obj.Evaluate(other, false)
 	require.NoError(t, err)
 	assert.Equal(t, fresh(other), ev.LogLoss, "another slice changed after its evaluation must not hit the cache")
+
+	// Run's θ, then another θ (an Observe callback's), then Run's θ again:
+	// the cache holds the other θ's evaluation, so Run's must be computed
+	// afresh, not read under the key Run lent before.
+	_, err = obj.Evaluate(theta, false)
+	require.NoError(t, err)
+	_, err = obj.Evaluate(other, false)
+	require.NoError(t, err)
+	ev, err = obj.Evaluate(theta, false)
+	require.NoError(t, err)
+	assert.Equal(t, fresh(theta), ev.LogLoss, "Run's θ after another θ's evaluation must not hit the cache")
+	_, err = obj.Evaluate(other, false)
+	require.NoError(t, err)
+	obj.endLending()
+	ev, err = obj.Evaluate(theta, false)
+	require.NoError(t, err)
+	assert.Equal(t, fresh(theta), ev.LogLoss, "the key kept at the end of lending must be the last evaluation's")
 }
 
 // TestEvaluateNoAllocs: the engine's inner loop does not allocate.

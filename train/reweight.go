@@ -28,6 +28,7 @@ func (o *Objective) Reweight(w []float64, grad bool) (*Eval, error) {
 		return nil, err
 	}
 	o.unsummed = false
+	o.evaluations++
 	ev := &o.ev
 	o.sumLosses(ev)
 	r := o.regularize(ev, o.lastθ())

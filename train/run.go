@@ -86,7 +86,8 @@ type Config struct {
 	KeepTheta bool
 	// Observe, when set, is called at every recorded step with θ and its
 	// evaluation (valid only during the call, θ not to be changed); an
-	// error ends the run.
+	// error ends the run. It may evaluate the objective at other points:
+	// the run then evaluates θ again before its step.
 	Observe func(r *Record, theta []float64, ev *Eval) error
 	// Weighting, when set, is a GRW scheme that reweights the objective at
 	// every step from the losses at θ_t (see Weighting); the objective's
@@ -171,9 +172,24 @@ func Run(obj *Objective, opt Optimizer, theta []float64, cfg Config) (*Trajector
 		// once, in place (a pointer to a local would move it to the heap).
 		tr.Records = append(tr.Records, rec)
 		if cfg.Observe != nil {
+			before := obj.evaluations
 			if err := cfg.Observe(&tr.Records[len(tr.Records)-1], theta, ev); err != nil {
 				tr.Records = tr.Records[:len(tr.Records)-1]
 				return &StepError{Step: t, Err: err}
+			}
+			if obj.evaluations != before {
+				// The callback evaluated the objective elsewhere (a check
+				// judging the records so far), overwriting ev, which the
+				// step reads: evaluated again at θ as the step began, under
+				// the step's weights q^{(t)} (the scheme not updated twice).
+				if _, err := obj.evaluate(theta, q == nil, q == nil); err != nil {
+					return &StepError{Step: t, Err: err}
+				}
+				if q != nil {
+					if _, err := obj.Reweight(q, true); err != nil {
+						return &StepError{Step: t, Err: err}
+					}
+				}
 			}
 		}
 		return nil
