@@ -409,7 +409,8 @@ func TestLinearFaultLimitShift(t *testing.T) {
 // records the scheme's weights is violated on at least 95% of the XY-P1
 // cases and of the ZD-T7 cases whose weights stay fixed (importance,
 // static and XY's random weights; where they are uniform — ERM, balanced
-// groups — the fault changes nothing and the check must hold: it does).
+// groups — the fault changes nothing and the check must not be violated:
+// it holds, or is inconclusive where the claim is).
 // Schemes whose weights move between records are TestLinearFaultWeightsIgnoredMoving's
 // (this wrapper records uniform weights' integrals: the registered fault,
 // which keeps the scheme's, is used there).
@@ -432,7 +433,10 @@ func TestLinearFaultWeightsIgnored(t *testing.T) {
 					fc.skipped = err.Error()
 				case uniformWeights(tr.Weights):
 					fc.skipped = "uniform weights: the fault changes nothing"
-					if v := grwclass.GRWDirection(data, tr); v.Status != theorems.Holds {
+					// A fault-free run: never violated. Inconclusive where the
+					// claim itself is, on a draw whose residual has no limit (a
+					// support vector without weight: TestSoakCases keeps one).
+					if v := grwclass.GRWDirection(data, tr); v.Status != theorems.Holds && v.Status != theorems.Inconclusive {
 						t.Errorf("%v: ERM with its weights ignored is ERM, the check must hold: %v", c, v)
 					}
 				default:
