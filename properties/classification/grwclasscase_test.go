@@ -29,3 +29,27 @@ func TestFaultActsUniformFixedWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultActsGroupDROOneGroup: Group DRO on data of one class weighs one
+// group, so its weights are 1/n at every step (ERM's) and
+// weights-ignored-reported changes nothing there: not drawn (soak seed
+// 1795881297730677's ZD-T8 case, the first below, held with the fault).
+// With two groups it is drawn, and weights-ignored is
+// not drawn on Group DRO at all.
+func TestFaultActsGroupDROOneGroup(t *testing.T) {
+	for _, tc := range []struct {
+		c      ClassCase
+		groups int
+		acts   bool
+	}{
+		{ClassCase{N: 6, Extra: 2, Indep: true, Loss: LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.5830781401084099, Seed: 0xf947844a6244d53b}, 1, false}, // y all +1
+		{ClassCase{N: 3, Indep: true, Loss: LossLogistic, Scheme: cases.SchemeGroupDRO, Seed: 63}, 1, false},                                                      // y = (1, 1, 1), the soak's shrunk case
+		{ClassCase{N: 4, Extra: 1, Indep: true, Loss: LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.9234053074321514, Seed: 0x399ae1389884be16}, 2, true},  // y = (−1, −1, −1, 1)
+		{ClassCase{N: 6, Extra: 1, Indep: true, Loss: LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.20967897790790133, Seed: 0x9a266225aa510727}, 2, true}, // y = (−1, −1, 1, −1, 1, −1)
+	} {
+		y := tc.c.Data().Y
+		assert.Equal(t, tc.groups, tc.c.groupCount(), "%s (y = %v)", tc.c, y)
+		assert.Equal(t, tc.acts, tc.c.FaultActs("weights-ignored-reported"), "%s (y = %v)", tc.c, y)
+		assert.False(t, tc.c.FaultActs("weights-ignored"), "%s (y = %v)", tc.c, y)
+	}
+}
