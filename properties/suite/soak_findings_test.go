@@ -376,6 +376,10 @@ func TestSoakFaultCases(t *testing.T) {
 		// weights-ignored-reported/ZD-T8 (soak of issue 28's last stop) held on a Group DRO case whose labels are all +1: one group, so Group DRO's weights are 1/n at every step (ERM's) and the fault changes nothing; the pair no longer draws such cases (ClassCase.FaultActs).
 		// weights-ignored-reported draw 4 (the claim's seed): holds (0.759 vs bound 1) with the fault and without it, the same verdict (the shrunk case n=3 d=3 gdro(0): 0.735).
 		{"1795881297730677", "weights-ignored-reported", "ZD-T8", classification.ClassCase{N: 6, Extra: 2, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.5830781401084099, LogM: 2.273691385116811, Seed: 0xf947844a6244d53b, Fault: "weights-ignored-reported"}, theorems.Holds, theorems.Holds},
+		// sample-dropped/ZD-T10 (soak of issue 28's last stop) held on two slow cases: at 1000 steps (ημ ≈ 4e-4 and 5e-3) the faulted run had not settled at its wrong limit, so the per-step inequality still held; a fault control now runs ln(1e6)/(ημ) steps (ConvexCase.steps).
+		// sample-dropped, the two unshrunk misses: held at 1000 steps (0.11 and 0.124 vs bound 1); now violated at steps 32636 and 2823 (8.6e+11 and 9.0e+08 × the per-step rounding allowance).
+		{"1795881297960328", "sample-dropped", "ZD-T10", regression.ConvexCase{N: 4, D: 10, LogMu: -1.9122440309760995, StepFrac: 0.21325235959087208, Seed: 0x6f7c63f16c013233, Fault: "sample-dropped"}, theorems.Holds, theorems.Violated},
+		{"1795881297960328", "sample-dropped", "ZD-T10", regression.ConvexCase{N: 3, D: 6, Logistic: true, LogMu: -1.822613067020088, StepFrac: 0.22357374144155145, Seed: 0xd0815c45fd8714c, Fault: "sample-dropped"}, theorems.Holds, theorems.Violated},
 	} {
 		t.Run(tc.seed+"/"+tc.fault+"/"+tc.claim, func(t *testing.T) {
 			t.Parallel()
