@@ -285,10 +285,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 		// seed 1795707632122573: Group DRO's limit weights made the offset
 		// problem singular, condition number 8e16, and the preconditioned
 		// run went undecided).
-		gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
-		v := theorems.Worst(theorems.Undecided("the path's limit offset δ_∞: %v", err), gv)
-		v.Detail = fmt.Sprintf("path: the limit offset δ_∞: %v; GD: %s", err, gv.Detail)
-		return v
+		return gdHalfOnly(sol, data, tr, fmt.Errorf("the limit offset δ_∞: %w", err))
 	}
 	dirMM := sol.Direction()
 	dist := func(p PathRay) float64 {
@@ -310,6 +307,31 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	}
 	v.Detail = fmt.Sprintf("path: ‖θ_R − R·θ̂_MM − δ_∞‖ %.4g at R = %.3g (‖δ_∞‖ %.4g; R = %.3g: %.4g), bound %.3g + solver floor %.3g, ∠(θ_R, θ̂_MM) %.3g rad; GD: %s%s",
 		end, last.R, floats.Norm(off, 2), path[0].R, dist(path[0]), bound, floor, numerics.Angle(last.ThetaR, dirMM), gv.Detail, agree)
+	return v
+}
+
+// PathUnavailable is ZD-T8's verdict on a GD run tr whose regularization
+// path could not be computed (err: the path's minimizer did not reach its
+// stationarity tolerance): the path half is undecided, the GD half is
+// decided as in PathAgreement, and the agreement is the worse of the two
+// (theorems.Worst), as when δ_∞ has no finite value. A run that leaves GD
+// is violated whatever the path; a correct run is never a pass (soak seed
+// 1795881298007842: the path's solver stalled at R = 10³ on a
+// preconditioned run, whose GD half was violated).
+func PathUnavailable(data *dataset.Dataset, tr *train.Trajectory, err error) theorems.Verdict {
+	sol, bad := svm(data)
+	if bad != nil {
+		return *bad
+	}
+	return gdHalfOnly(sol, data, tr, err)
+}
+
+// gdHalfOnly is ZD-T8's agreement when its path half is undecided (why):
+// Worst(undecided, the GD half).
+func gdHalfOnly(sol *numerics.SVM, data *dataset.Dataset, tr *train.Trajectory, why error) theorems.Verdict {
+	gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
+	v := theorems.Worst(theorems.Undecided("the path: %v", why), gv)
+	v.Detail = fmt.Sprintf("path: %v; GD: %s", why, gv.Detail)
 	return v
 }
 
