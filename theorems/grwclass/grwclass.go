@@ -231,6 +231,14 @@ func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) the
 type PathRay struct {
 	R      float64
 	ThetaR []float64
+	// Precision bounds ‖ThetaR − θ_R‖ from the solver's own residual
+	// (0: not known; then pathSolverFloor·R is assumed): with −∇log𝓛 =
+	// μθ + r at θ (μ the ball's multiplier, r the tangential residual,
+	// train.BallResult), θ minimizes log𝓛 + μ‖·‖²/2 − ⟨r, ·⟩, and log𝓛 +
+	// μ‖·‖²/2 is μ-strongly convex (log𝓛 is convex), so θ lies within
+	// ‖r‖/μ of that function's minimizer, the path's point at its own norm,
+	// whose norm is itself within ‖r‖/μ of R.
+	Precision float64
 }
 
 // pathSolverFloor is the relative precision, in θ_R/R, of a path point
@@ -238,7 +246,11 @@ type PathRay struct {
 // objective's gradient is 1e-10 (train.DefaultMinimizeGradTol), which on
 // these well-conditioned problems puts θ_R within ~1e-10·R of the exact
 // point; ten times that is the floor below which the residual
-// ‖θ_R − R·θ̂_MM‖ is rounding. A path that misses θ̂_MM by even 1e-6 rad
+// ‖θ_R − R·θ̂_MM‖ is rounding. A point whose own residual bounds it less
+// tightly (PathRay.Precision: the minimizer stops within 100× its
+// tolerance when rounding stalls its line search) raises the floor to
+// twice that bound (the distance to the path's point at its norm and
+// that norm's distance to R). A path that misses θ̂_MM by even 1e-6 rad
 // has a residual of 1e-6·R, a thousand times above it.
 const pathSolverFloor = 1e-9
 
@@ -296,7 +308,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 		}
 		return math.Sqrt(sum)
 	}
-	floor := pathSolverFloor * last.R
+	floor := math.Max(pathSolverFloor*last.R, 2*last.Precision)
 	end := dist(last)
 	pv := theorems.Compare(end/(bound+floor), 1, "")
 	gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
