@@ -128,7 +128,10 @@ func bfgs(x []float64, fg func(x, g []float64) (float64, error), tol float64, ma
 		for try := 0; try < 60; try++ {
 			floats.AddScaledTo(trial, x, step, dir)
 			ft, err := fg(trial, gNew)
-			if err == nil && (ft <= f+1e-4*step*slope || flat && floats.Norm(gNew, 2) <= gn) {
+			// A step below the rounding of x leaves x, f and ∇f as they
+			// are: accepting it would repeat this iteration to maxIt.
+			moved := !floats.Equal(trial, x)
+			if err == nil && moved && (ft <= f+1e-4*step*slope || flat && floats.Norm(gNew, 2) <= gn) {
 				floats.SubTo(sv, trial, x)
 				floats.SubTo(yv, gNew, g)
 				copy(x, trial)

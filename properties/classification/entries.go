@@ -119,13 +119,15 @@ func pathProperty(name string, override int, schemes []int) properties.Property[
 			return v
 		}
 		q := tr.Final().Weights
+		// A path the solver cannot compute leaves the path half undecided,
+		// not the GD half (grwclass.PathUnavailable).
 		path, err := rays(data, c.LossOf(), q, pathRadii, "")
 		if err != nil {
-			return theorems.Undecided("regularization path: %v", err)
+			return grwclass.PathUnavailable(data, tr, fmt.Errorf("regularization path: %w", err))
 		}
 		at, err := rays(data, c.LossOf(), q, []float64{floats.Norm(tr.Theta, 2)}, "")
 		if err != nil {
-			return theorems.Undecided("regularization path: %v", err)
+			return grwclass.PathUnavailable(data, tr, fmt.Errorf("regularization path: %w", err))
 		}
 		return grwclass.PathAgreement(data, q, tr, path, &at[0])
 	}}

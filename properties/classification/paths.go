@@ -41,10 +41,14 @@ func rays(data *dataset.Dataset, loss string, w []float64, radii []float64, faul
 	th := sol.Direction()
 	var out []grwclass.PathRay
 	for _, radius := range radii {
-		if _, err := train.MinimizeOnBall(obj, th, radius, nil); err != nil {
+		res, err := train.MinimizeOnBall(obj, th, radius, nil)
+		if err != nil {
 			return nil, fmt.Errorf("path at R = %g: %w", radius, err)
 		}
-		out = append(out, grwclass.PathRay{R: radius, ThetaR: append([]float64(nil), th...)})
+		if !(res.Multiplier > 0) {
+			return nil, fmt.Errorf("path at R = %g: the ball's multiplier is %g: the point's precision is unknown", radius, res.Multiplier)
+		}
+		out = append(out, grwclass.PathRay{R: radius, ThetaR: append([]float64(nil), th...), Precision: res.Residual / res.Multiplier})
 	}
 	return out, nil
 }

@@ -231,6 +231,14 @@ func MultiClassDirection(data *dataset.Dataset, k int, tr *train.Trajectory) the
 type PathRay struct {
 	R      float64
 	ThetaR []float64
+	// Precision bounds ‖ThetaR − θ_R‖ from the solver's own residual
+	// (0: not known; then pathSolverFloor·R is assumed): with −∇log𝓛 =
+	// μθ + r at θ (μ the ball's multiplier, r the tangential residual,
+	// train.BallResult), θ minimizes log𝓛 + μ‖·‖²/2 − ⟨r, ·⟩, and log𝓛 +
+	// μ‖·‖²/2 is μ-strongly convex (log𝓛 is convex), so θ lies within
+	// ‖r‖/μ of that function's minimizer, the path's point at its own norm,
+	// whose norm is itself within ‖r‖/μ of R.
+	Precision float64
 }
 
 // pathSolverFloor is the relative precision, in θ_R/R, of a path point
@@ -238,7 +246,11 @@ type PathRay struct {
 // objective's gradient is 1e-10 (train.DefaultMinimizeGradTol), which on
 // these well-conditioned problems puts θ_R within ~1e-10·R of the exact
 // point; ten times that is the floor below which the residual
-// ‖θ_R − R·θ̂_MM‖ is rounding. A path that misses θ̂_MM by even 1e-6 rad
+// ‖θ_R − R·θ̂_MM‖ is rounding. A point whose own residual bounds it less
+// tightly (PathRay.Precision: the minimizer stops within 100× its
+// tolerance when rounding stalls its line search) raises the floor to
+// twice that bound (the distance to the path's point at its norm and
+// that norm's distance to R). A path that misses θ̂_MM by even 1e-6 rad
 // has a residual of 1e-6·R, a thousand times above it.
 const pathSolverFloor = 1e-9
 
@@ -285,10 +297,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 		// seed 1795707632122573: Group DRO's limit weights made the offset
 		// problem singular, condition number 8e16, and the preconditioned
 		// run went undecided).
-		gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
-		v := theorems.Worst(theorems.Undecided("the path's limit offset δ_∞: %v", err), gv)
-		v.Detail = fmt.Sprintf("path: the limit offset δ_∞: %v; GD: %s", err, gv.Detail)
-		return v
+		return gdHalfOnly(sol, data, tr, fmt.Errorf("the limit offset δ_∞: %w", err))
 	}
 	dirMM := sol.Direction()
 	dist := func(p PathRay) float64 {
@@ -299,7 +308,7 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 		}
 		return math.Sqrt(sum)
 	}
-	floor := pathSolverFloor * last.R
+	floor := math.Max(pathSolverFloor*last.R, 2*last.Precision)
 	end := dist(last)
 	pv := theorems.Compare(end/(bound+floor), 1, "")
 	gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
@@ -310,6 +319,31 @@ func PathAgreement(data *dataset.Dataset, q []float64, tr *train.Trajectory, pat
 	}
 	v.Detail = fmt.Sprintf("path: ‖θ_R − R·θ̂_MM − δ_∞‖ %.4g at R = %.3g (‖δ_∞‖ %.4g; R = %.3g: %.4g), bound %.3g + solver floor %.3g, ∠(θ_R, θ̂_MM) %.3g rad; GD: %s%s",
 		end, last.R, floats.Norm(off, 2), path[0].R, dist(path[0]), bound, floor, numerics.Angle(last.ThetaR, dirMM), gv.Detail, agree)
+	return v
+}
+
+// PathUnavailable is ZD-T8's verdict on a GD run tr whose regularization
+// path could not be computed (err: the path's minimizer did not reach its
+// stationarity tolerance): the path half is undecided, the GD half is
+// decided as in PathAgreement, and the agreement is the worse of the two
+// (theorems.Worst), as when δ_∞ has no finite value. A run that leaves GD
+// is violated whatever the path; a correct run is never a pass (soak seed
+// 1795881298007842: the path's solver stalled at R = 10³ on a
+// preconditioned run, whose GD half was violated).
+func PathUnavailable(data *dataset.Dataset, tr *train.Trajectory, err error) theorems.Verdict {
+	sol, bad := svm(data)
+	if bad != nil {
+		return *bad
+	}
+	return gdHalfOnly(sol, data, tr, err)
+}
+
+// gdHalfOnly is ZD-T8's agreement when its path half is undecided (why):
+// Worst(undecided, the GD half).
+func gdHalfOnly(sol *numerics.SVM, data *dataset.Dataset, tr *train.Trajectory, why error) theorems.Verdict {
+	gv := limits.LinearLimit(sol, signedRows(data), nil, tr, "")
+	v := theorems.Worst(theorems.Undecided("the path: %v", why), gv)
+	v.Detail = fmt.Sprintf("path: %v; GD: %s", why, gv.Detail)
 	return v
 }
 

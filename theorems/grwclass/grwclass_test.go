@@ -1,6 +1,7 @@
 package grwclass_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -87,6 +88,18 @@ func TestGRWDirectionExact(t *testing.T) {
 	assert.Equal(t, theorems.Holds, v.Status, v.String())
 	assert.Equal(t, theorems.Violated, grwclass.PathAgreement(d, nil, good, offPath, nil).Status)
 	assert.Equal(t, theorems.Violated, grwclass.PathAgreement(d, nil, good, badPath, nil).Status)
+	// A point whose own precision is coarser than the floor raises it: the
+	// offset path's 0.22 at R = 10⁴ is within twice a precision of 0.2.
+	coarse := append([]grwclass.PathRay(nil), offPath...)
+	coarse[len(coarse)-1].Precision = 0.2
+	assert.Equal(t, theorems.Holds, grwclass.PathAgreement(d, nil, good, coarse, nil).Status)
+	// A path the solver could not compute: the GD half still decides; a
+	// correct run is undecided, never a pass.
+	stalled := errors.New("the path's solver stalled")
+	assert.Equal(t, theorems.Inconclusive, grwclass.PathUnavailable(d, good, stalled).Status)
+	v = grwclass.PathUnavailable(d, bad, stalled)
+	assert.Equal(t, theorems.Violated, v.Status, v.String())
+	assert.Contains(t, v.Detail, "path: the path's solver stalled; GD: ")
 	// Not linear, not separable.
 	tr := exactRun(sol, func(float64) float64 { return 0 })
 	tr.Degree = 2
