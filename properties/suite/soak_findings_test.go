@@ -383,6 +383,9 @@ func TestSoakFaultCases(t *testing.T) {
 		// preconditioner/ZD-T8 (soak of issue 28's last stop): the path's minimizer stalled at R = 10³ (a step below x's rounding accepted and repeated to 10 000 iterations), and a path it could not compute made the agreement inconclusive although its GD half was violated; both fixed (train's minimizer, grwclass.PathUnavailable).
 		// preconditioner, the soak seed's first miss (not shrunk): violated (1.6e+14 vs bound 1), the GD half; the path holds; without the fault 0.545.
 		{"1795881298007842", "preconditioner", "ZD-T8", classification.ClassCase{N: 8, Extra: 3, Indep: true, Loss: classification.LossLogistic, Scheme: cases.SchemeGroupDRO, Param: 0.9332843829265626, LogM: 1.5545610557658298, Seed: 0xe38d14564a1ce3f, Fault: "preconditioner"}, theorems.Holds, theorems.Violated},
+		// preconditioner/LL-C10 (soak seed 1795883474982697, pre-existing): the fault acted on step 0→1 only (θ₂ pushed to 71.5, ρ = 72, 𝓛 ≈ e^{−45}); every later step rounds to nothing, so the step identity after t0 held and ρ never grew ("ρ did not grow", a miss). BetaWindowBound now checks the identity on every step then, as with too few records (the linear spec ignores Width).
+		// preconditioner, the soak seed's miss (not shrunk): now violated (3.97e+14 vs bound 1) at step 0; without the fault holds (0.975 vs bound 1).
+		{"1795883474982697", "preconditioner", "LL-C10", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 3, N: 7, Loss: kkt.LossExp, Seed: 9480476103406396291, Fault: "preconditioner"}, theorems.Holds, theorems.Violated},
 	} {
 		t.Run(tc.seed+"/"+tc.fault+"/"+tc.claim, func(t *testing.T) {
 			t.Parallel()

@@ -101,6 +101,18 @@ func BetaWindowBound(obj *train.Objective, tr *train.Trajectory, L, slack float6
 		}
 	}
 	if pairs == 0 {
+		// As with too few records: the premise is checked on every step,
+		// separated or not. A stray preconditioner can act only before t0
+		// and leave a run whose steps after it round to nothing (soak seed
+		// 1795883474982697, linear in=3 N=7 exp: step 0→1 pushes ρ to 72,
+		// 𝓛 ≈ e^{−45}, θ frozen in floating point): violated, not undecided.
+		all, err := checkDescentStepsIn(obj, tr, false)
+		if err != nil {
+			return measureVerdict(err)
+		}
+		if v := all.verdict(); v != nil {
+			return *v
+		}
 		return theorems.Undecided("ρ did not grow between any two records after t0")
 	}
 	return theorems.Compare(worst, 1+slack, fmt.Sprintf("worst of %d windows: %s; %v", pairs, detail, steps))
