@@ -250,6 +250,7 @@ func LossBasedSchedule(c ScheduleCase) theorems.Verdict {
 	}
 	logAlpha := math.Log(train.LossBasedAlpha0)
 	const up, dn = math.Ln2 / 5, math.Ln2 / 10
+	rollbacks := 0
 	for i := 1; i < len(rs); i++ {
 		prev, r := rs[i-1], rs[i]
 		if r.Step != prev.Step+1 {
@@ -264,6 +265,7 @@ func LossBasedSchedule(c ScheduleCase) theorems.Verdict {
 			return theorems.Verdict{Status: theorems.Violated, Statistic: r.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("step %d: α moved from %.6g to %.6g, not by r_u·r_d^{−k} with an integer k ≥ 0 (k = %.6g)", r.Step, math.Exp(logAlpha), math.Exp(used), k)}
 		}
 		logAlpha = used + up
+		rollbacks += int(math.Round(k))
 	}
 	for _, r := range rs {
 		for _, v := range []struct {
@@ -281,6 +283,9 @@ func LossBasedSchedule(c ScheduleCase) theorems.Verdict {
 	}
 	if !(last.SmoothedMargin > 0 && last.SmoothedMargin <= last.NormalizedMargin) {
 		return theorems.Verdict{Status: theorems.Violated, Statistic: last.LogLoss, Bound: c.Target, Detail: fmt.Sprintf("γ̃ = %.6g is not in (0, γ̄ = %.6g]", last.SmoothedMargin, last.NormalizedMargin)}
+	}
+	if v := budgetOutsideAnalysis(c.Stalled, c.Kinked, last, c.Target, logAlpha, fmt.Sprintf("%d rollbacks", rollbacks)); v != nil {
+		return *v
 	}
 	return theorems.Compare(last.LogLoss, c.Target, fmt.Sprintf("%d accepted steps, final α = %.4g, log T = %.6g, ρ = %.6g, γ̄ = %.6g, γ̃ = %.6g",
 		last.Step, math.Exp(logAlpha), last.LogT, last.Rho, last.NormalizedMargin, last.SmoothedMargin))
@@ -331,6 +336,40 @@ func stallOutsideAnalysis(stalled, kinked bool, last train.Record, state string)
 		return &v
 	}
 	return nil
+}
+
+// budgetOutsideAnalysis returns the undecided verdict of a loss-based run
+// on a kinked network that used up its step budget short of the target
+// after rollbacks had cut α below its start α(0), or nil. α starts at α(0)
+// and every accepted step multiplies it by r_u > 1: only rollbacks (steps
+// that failed to decrease 𝓛) bring it below α(0). On a kinked network
+// that is the kinks' effect stallOutsideAnalysis describes, caught before
+// the stall: LL's analysis of GD (App. E, K) assumes a C² network, so the
+// run neither confirms nor refutes the claim (soak seed 1795883474800560:
+// a 2-layer LeakyReLU net, α = 2.4e-5, log 𝓛 = −1247 after 500 000
+// steps). A C² network short of the target, a stall (stallOutsideAnalysis
+// decides it) and a kinked run whose α never fell below α(0) stay the
+// caller's violation. logAlpha is log α for the next step (an upper bound
+// of it where the records are not consecutive); state describes the run.
+func budgetOutsideAnalysis(stalled, kinked bool, last train.Record, target, logAlpha float64, state string) *theorems.Verdict {
+	if stalled || !kinked || last.LogLoss <= target || !(logAlpha < math.Log(train.LossBasedAlpha0)) {
+		return nil
+	}
+	v := theorems.Undecided("the run used up its %d steps at log 𝓛 = %.6g, above the target %.6g, on a kinked network whose rollbacks cut α to %.3g, below α(0) = %g (%s): LL's analysis of GD assumes a C² network, and a step across a kink can fail to decrease 𝓛; a C² activation or a longer budget would decide",
+		last.Step, last.LogLoss, target, math.Exp(logAlpha), train.LossBasedAlpha0, state)
+	return &v
+}
+
+// nextAlphaBound returns an upper bound of log α for the step after the
+// last of records spaced any way (LL-K2's): the last step used
+// log α = log η + log 𝓛 of the state before it, which is at most the
+// previous record's log 𝓛 (𝓛 decreases strictly at every accepted step),
+// and a success multiplies α by r_u. NaN with fewer than two records.
+func nextAlphaBound(rs []train.Record) float64 {
+	if len(rs) < 2 {
+		return math.NaN()
+	}
+	return rs[len(rs)-1].LogEta + rs[len(rs)-2].LogObjective + math.Ln2/5
 }
 
 // LogDomainCase is a long run for LL-K2.
@@ -437,6 +476,9 @@ func LogDomain(c LogDomainCase) theorems.Verdict {
 		// counts it undecided (the same rule); any other early stop stays a
 		// violation.
 		if v := stallOutsideAnalysis(c.Stalled, c.Kinked, last, fmt.Sprintf("the %d records agreed to %.3g", len(c.Records), worst)); v != nil {
+			return *v
+		}
+		if v := budgetOutsideAnalysis(c.Stalled, c.Kinked, last, c.Target, nextAlphaBound(c.Records), fmt.Sprintf("α bounded from the records; the %d records agreed to %.3g", len(c.Records), worst)); v != nil {
 			return *v
 		}
 		return theorems.Verdict{Status: theorems.Violated, Statistic: worst, Bound: LogDomainReference, Detail: fmt.Sprintf("the run stopped at log 𝓛 = %.6g, above the target %.6g", last.LogLoss, c.Target)}
