@@ -13,12 +13,8 @@ import (
 // rate allows at any step (q = (½, ½), η = 1: c_t = ½), so a recorded risk
 // R̂ is out of reach when √(4R̂) > √5, R̂ > 5/4 = R̂(θ₀).
 func TestRiskPathDecisions(t *testing.T) {
-	c := tinyCase()
-	q := []float64{0.5, 0.5}
 	const T = 10
-	_, rate := constWeights(T, q)
-	rate.Eta = 1
-	good := gdSteps(c, 1, 0, T, func(int) []float64 { return q })
+	c, _, rate, good := halvingRun(T)
 	var risks []float64
 	for _, th := range good {
 		risks = append(risks, c.Risk(th))
