@@ -397,6 +397,8 @@ func TestSoakFaultCases(t *testing.T) {
 		// preconditioner/LL-C10 (soak seed 1795883474982697, pre-existing): the fault acted on step 0→1 only (θ₂ pushed to 71.5, ρ = 72, 𝓛 ≈ e^{−45}); every later step rounds to nothing, so the step identity after t0 held and ρ never grew ("ρ did not grow", a miss). BetaWindowBound now checks the identity on every step then, as with too few records (the linear spec ignores Width).
 		// preconditioner, the soak seed's miss (not shrunk): now violated (3.97e+14 vs bound 1) at step 0; without the fault holds (0.975 vs bound 1).
 		{"1795883474982697", "preconditioner", "LL-C10", kkt.KKTCase{Family: kkt.KKTLinear, Width: 6, In: 3, N: 7, Loss: kkt.LossExp, Seed: 9480476103406396291, Fault: "preconditioner"}, theorems.Holds, theorems.Violated},
+		// loss-factor-dropped/ZD-T2 (soak seed 1795883474903507, pre-existing): the faulted Group DRO run's risk is a sawtooth (peaks ~1e3) that never settles, and its end stayed within the computed rate (‖P_span(θ_T − θ*)‖ = 1.92 vs 2.5): inconclusive, a miss. RiskVanishes now also bounds every recorded risk by the rate at any step (‖e_t‖ ≥ √(2n·R̂_t/λ_max)).
+		{"1795883474903507", "loss-factor-dropped", "ZD-T2", regression.RegressionCase{N: 8, Ratio: 3, Extra: 2, K: 3, Scheme: cases.SchemeGroupDRO, Param: 0.09648907028722191, Opt: regression.OptGD, Seed: 0xcbc8d83e0061bbae, Fault: "loss-factor-dropped"}, theorems.Holds, theorems.Violated},
 	} {
 		t.Run(tc.seed+"/"+tc.fault+"/"+tc.claim, func(t *testing.T) {
 			t.Parallel()

@@ -180,8 +180,9 @@ func (m *SpanMonitor) Verdict() theorems.Verdict {
 // over the second half of the run, where Thm 2's proof (ZD eq. 40) makes
 // it contract geometrically (this is what a scheme that breaks
 // Assumption 1 shows: its recorded q_min^{(t)} → 0, so the computed rate
-// stops contracting and cannot decide it). In between the budget ran out
-// (inconclusive).
+// stops contracting and cannot decide it). In between it is violated when
+// a recorded risk is above what the computed rate allows at any step
+// (grwriskpath.go); otherwise the budget ran out (inconclusive).
 func RiskVanishes(risks []float64, run *GRWRun) theorems.Verdict {
 	if len(risks) < 3 {
 		return theorems.Invalid(fmt.Errorf("theorems: ZD-T2 needs at least 3 recorded risks, got %d", len(risks)))
@@ -201,8 +202,10 @@ func RiskVanishes(risks []float64, run *GRWRun) theorems.Verdict {
 		return theorems.Compare(ratio, RiskVanishBound, detail)
 	}
 	rate := ""
+	var r *regression
 	if run != nil {
-		r, bad := run.Case.prepare()
+		var bad *theorems.Verdict
+		r, bad = run.Case.prepare()
 		if bad != nil {
 			return *bad
 		}
@@ -218,6 +221,13 @@ func RiskVanishes(risks []float64, run *GRWRun) theorems.Verdict {
 	}
 	if rT > rH/2 {
 		return theorems.Compare(ratio, RiskVanishBound, "risk stalled, not going to 0: "+detail+rate)
+	}
+	if r != nil {
+		// Only here, where the end decides nothing (grwriskpath.go).
+		if v, decided := r.riskPathVerdict(risks, run.Rate); decided {
+			v.Detail = v.Detail + "; " + detail + rate
+			return v
+		}
 	}
 	return theorems.Undecided("risk still falling when the budget ran out: %s%s", detail, rate)
 }

@@ -88,12 +88,13 @@ const (
 	RateRoundingTerms = 4500
 )
 
-// rateBound returns B_T (exact-arithmetic bound on ‖e_T‖) and R_T (the
-// rounding allowance accumulated over the T steps: R_{t+1} = c_t R_t + δ_t).
-func (r *regression) rateBound(rate GRWRate) (bound, rounding float64, err error) {
+// rateBound returns B_T (exact-arithmetic bound on ‖e_T‖), R_T (the
+// rounding allowance accumulated over the T steps: R_{t+1} = c_t R_t + δ_t)
+// and peak = max_{0≤t≤T} (B_t + R_t), the most ‖e_t‖ may be at any step.
+func (r *regression) rateBound(rate GRWRate) (bound, rounding, peak float64, err error) {
 	steps := len(rate.QMin)
 	if !(rate.Eta > 0) || math.IsInf(rate.Eta, 0) || len(rate.QMax) != steps {
-		return 0, 0, fmt.Errorf("theorems: the computed rate needs a finite η > 0 and the extremes of the weights of every step (η = %v, %d minima, %d maxima)", rate.Eta, steps, len(rate.QMax))
+		return 0, 0, 0, fmt.Errorf("theorems: the computed rate needs a finite η > 0 and the extremes of the weights of every step (η = %v, %d minima, %d maxima)", rate.Eta, steps, len(rate.QMax))
 	}
 	lmin := r.span.SMin * r.span.SMin * (1 - rateSlack)
 	lmax := r.span.SMax * r.span.SMax * (1 + rateSlack)
@@ -106,15 +107,16 @@ func (r *regression) rateBound(rate GRWRate) (bound, rounding float64, err error
 	for t := 0; t < steps; t++ {
 		qmin, qmax := rate.QMin[t]*(1-rateSlack), rate.QMax[t]*(1+rateSlack)
 		if !(qmin >= 0) || !(qmax >= qmin) || math.IsInf(qmax, 0) {
-			return 0, 0, fmt.Errorf("theorems: weights at step %d span [%v, %v]", t, rate.QMin[t], rate.QMax[t])
+			return 0, 0, 0, fmt.Errorf("theorems: weights at step %d span [%v, %v]", t, rate.QMin[t], rate.QMax[t])
 		}
 		c := max(1-rate.Eta*qmin*lmin, rate.Eta*qmax*lmax-1)
 		a := max(1, rate.Eta*qmax*lmax) // ‖ηXᵀQ‖·σ_max
 		e := math.Exp(logB) + rnd
+		peak = max(peak, e)
 		rnd = c*rnd + gamma*a*(nstar+(1+c)*e+yScale)
 		logB += math.Log(c)
 	}
-	return math.Exp(logB), rnd, nil
+	return math.Exp(logB), rnd, max(peak, math.Exp(logB)+rnd), nil
 }
 
 // spanError returns ‖e‖ = ‖P_span(θ − θ*)‖ = ‖P_span(θ − θ₀) − (θ* − θ₀)‖.
@@ -137,7 +139,7 @@ func (r *regression) spanError(theta []float64) float64 {
 // then reports inconclusive), with the two numbers in v.
 func (r *regression) rateVerdict(theta []float64, rate GRWRate) (v theorems.Verdict, decided bool) {
 	steps := len(rate.QMin)
-	b, rnd, err := r.rateBound(rate)
+	b, rnd, _, err := r.rateBound(rate)
 	if err != nil {
 		return theorems.Invalid(err), true
 	}

@@ -49,15 +49,19 @@ func constWeights(T int, q []float64) (qs [][]float64, rate GRWRate) {
 	return qs, rate
 }
 
-// On tinyCase XXᵀ = I, so with η = 1 and q = (½, ½) the error halves every
-// step: e_T = 2^{−T}‖θ₀ − θ*‖ exactly, the computed rate's bound.
-func TestComputedRateDecisions(t *testing.T) {
-	c := tinyCase()
-	q := []float64{0.5, 0.5}
-	const T = 10
-	_, rate := constWeights(T, q)
+// halvingRun is T steps of GD on tinyCase with η = 1 and q = (½, ½): as
+// XXᵀ = I, the error halves every step, e_T = 2^{−T}‖θ₀ − θ*‖ exactly, the
+// computed rate's bound.
+func halvingRun(T int) (c RegressionCase, q []float64, rate GRWRate, good [][]float64) {
+	c, q = tinyCase(), []float64{0.5, 0.5}
+	_, rate = constWeights(T, q)
 	rate.Eta = 1
-	good := gdSteps(c, 1, 0, T, func(int) []float64 { return q })
+	return c, q, rate, gdSteps(c, 1, 0, T, func(int) []float64 { return q })
+}
+
+func TestComputedRateDecisions(t *testing.T) {
+	const T = 10
+	c, q, rate, good := halvingRun(T)
 	// Exactly on the rate, residual still visible: inconclusive.
 	v := InterpolatorAtRate(GRWRun{Case: c, Theta: good[T], Rate: rate})
 	assert.Equal(t, theorems.Inconclusive, v.Status, "%v", v)
