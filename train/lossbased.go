@@ -19,7 +19,7 @@ var ErrStalled = errors.New("train: no admissible step decreases the objective")
 // r_d := 2^{1/10}").
 const (
 	LossBasedAlpha0 = 0.1
-	lossBasedLogUp  = math.Ln2 / 5  // log r_u
+	LossBasedLogUp  = math.Ln2 / 5  // log r_u
 	lossBasedLogDn  = math.Ln2 / 10 // log r_d
 	// lossBasedMaxRetries bounds the retries of one step: 400 divisions by
 	// r_d shrink α by 2⁻⁴⁰ ≈ 1e-12, below which the step α·‖∇log𝓛‖ is lost
@@ -104,7 +104,7 @@ func (lb *LossBased) Step(obj *Objective, theta []float64, ev *Eval) (float64, e
 		}
 		if err == nil && trial.LogObjective < logF {
 			logEta := lb.LogAlpha - logF
-			lb.LogAlpha += lossBasedLogUp
+			lb.LogAlpha += LossBasedLogUp
 			lb.Accepted++
 			return logEta, nil
 		}

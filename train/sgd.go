@@ -231,7 +231,7 @@ func (s *SGD) Epoch(theta []float64) (EpochStats, error) {
 		if err == nil && sum.LogLoss < s.logMean {
 			st.LogAlpha, st.LogLoss = s.LogAlpha, sum.LogLoss
 			s.logMean = sum.LogLoss
-			s.LogAlpha += lossBasedLogUp
+			s.LogAlpha += LossBasedLogUp
 			return st, nil
 		}
 		copy(theta, s.theta0)

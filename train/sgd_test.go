@@ -114,7 +114,7 @@ func TestSGDRollback(t *testing.T) {
 		want -= lossBasedLogDn
 	}
 	assert.Equal(t, want, st.LogAlpha, "α shrinks by r_d per rollback")
-	assert.Equal(t, st.LogAlpha+lossBasedLogUp, a.LogAlpha, "and grows by r_u after the success")
+	assert.Equal(t, st.LogAlpha+LossBasedLogUp, a.LogAlpha, "and grows by r_u after the success")
 
 	b, thetaB := newSGDTest(t, "mlp:relu:2x8/3", d, cfg)
 	require.Equal(t, theta0, thetaB)

@@ -369,7 +369,7 @@ func nextAlphaBound(rs []train.Record) float64 {
 	if len(rs) < 2 {
 		return math.NaN()
 	}
-	return rs[len(rs)-1].LogEta + rs[len(rs)-2].LogObjective + math.Ln2/5
+	return rs[len(rs)-1].LogEta + rs[len(rs)-2].LogObjective + train.LossBasedLogUp
 }
 
 // LogDomainCase is a long run for LL-K2.
